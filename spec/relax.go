@@ -1,0 +1,118 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Decision is one `x-decision` mark in the document: a place where the seed
+// says "not shown" and this contract chose. See DECISIONS.md.
+type Decision struct {
+	ID string `yaml:"id"`
+	// Class is "declared" or "decided".
+	Class string `yaml:"class"`
+	// Relax lists the schema keywords a non-strict check ignores ("*": all).
+	Relax []string `yaml:"relax"`
+	// Path is where the mark stands, as a slash-separated key path.
+	Path string `yaml:"-"`
+}
+
+// Decisions lists every x-decision mark of the document in document order.
+func Decisions() ([]Decision, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(Document, &root); err != nil {
+		return nil, err
+	}
+	var out []Decision
+	var walkErr error
+	walk(&root, "", func(path string, mapping *yaml.Node, mark *yaml.Node) {
+		var d Decision
+		if err := mark.Decode(&d); err != nil && walkErr == nil {
+			walkErr = fmt.Errorf("%s: x-decision: %w", path, err)
+		}
+		d.Path = path
+		out = append(out, d)
+	})
+	return out, walkErr
+}
+
+// Relax returns raw with every decided constraint removed: in each mapping
+// that carries `x-decision` with class "decided", the keywords listed in
+// `relax` are deleted, and `relax: ["*"]` replaces the whole schema by one
+// that accepts anything. Declared rules are untouched, so the result is the
+// contract a server must keep whatever it decided where the seed is silent.
+func Relax(raw []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(raw, &root); err != nil {
+		return nil, err
+	}
+	var relaxErr error
+	walk(&root, "", func(path string, mapping *yaml.Node, mark *yaml.Node) {
+		var d Decision
+		if err := mark.Decode(&d); err != nil {
+			relaxErr = fmt.Errorf("%s: x-decision: %w", path, err)
+			return
+		}
+		if d.Class != "decided" {
+			return
+		}
+		for _, kw := range d.Relax {
+			if kw == "*" {
+				// A bare $ref to AnyValue: in OpenAPI 3.0 an empty schema
+				// refuses null, and the seed's silence allows it.
+				mapping.Content = []*yaml.Node{
+					{Kind: yaml.ScalarNode, Value: "$ref"},
+					{Kind: yaml.ScalarNode, Value: "#/components/schemas/AnyValue", Style: yaml.SingleQuotedStyle},
+				}
+				return
+			}
+			deleteKey(mapping, kw)
+		}
+	})
+	if relaxErr != nil {
+		return nil, relaxErr
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&root); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// walk calls fn for every mapping holding an x-decision key.
+func walk(n *yaml.Node, path string, fn func(path string, mapping, mark *yaml.Node)) {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := path
+			if n.Kind == yaml.SequenceNode {
+				p = fmt.Sprintf("%s/%d", path, i)
+			}
+			walk(c, p, fn)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "x-decision" {
+				fn(path, n, n.Content[i+1])
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value != "x-decision" {
+				walk(n.Content[i+1], path+"/"+n.Content[i].Value, fn)
+			}
+		}
+	}
+}
+
+func deleteKey(mapping *yaml.Node, key string) {
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		if mapping.Content[i].Value == key {
+			mapping.Content = append(mapping.Content[:i], mapping.Content[i+2:]...)
+			return
+		}
+	}
+}

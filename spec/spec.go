@@ -1,0 +1,176 @@
+// Package spec is the one place that loads the API contract. It embeds
+// openapi.yaml and builds, once per view, everything the other parts need: the
+// kin-openapi document and router (routing), and the libopenapi-validator
+// validator (request and response validation).
+//
+// Two views of the same document exist. Strict is the document as written,
+// every decision of ours included; the mock server serves it and a --strict
+// conformance run holds a server to it. Declared relaxes what the seed does
+// not state (see Relax), so a default conformance run fails a server only on
+// rules the seed declares.
+package spec
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+)
+
+// Document is the contract as written, OpenAPI 3.0.3 YAML.
+//
+//go:embed openapi.yaml
+var Document []byte
+
+// Contract is one loaded view of the document. It is immutable and safe for
+// concurrent use once built.
+type Contract struct {
+	// Kin is the kin-openapi document, for routing and introspection.
+	Kin *openapi3.T
+	// Router finds the operation of a request (kin-openapi gorillamux).
+	Router routers.Router
+	// Validator validates requests and responses (libopenapi-validator).
+	Validator validator.Validator
+	// Operations lists every operation, sorted by path then method.
+	Operations []Operation
+	// Raw is the YAML this view was built from.
+	Raw []byte
+}
+
+// Operation is one method on one path of the contract.
+type Operation struct {
+	ID     string
+	Method string
+	Path   string
+	// Statuses are the documented response codes, sorted ("200", "400", ...).
+	Statuses []string
+}
+
+var (
+	strictOnce   = sync.OnceValues(func() (*Contract, error) { return Build(Document) })
+	declaredOnce = sync.OnceValues(func() (*Contract, error) {
+		raw, err := Relax(Document)
+		if err != nil {
+			return nil, err
+		}
+		return Build(raw)
+	})
+)
+
+// Strict returns the contract as written. The embedded document is proven
+// loadable by this package's tests, so a failure here is a build defect and
+// panics rather than burdening every caller with an impossible error.
+func Strict() *Contract { return must(strictOnce()) }
+
+// Declared returns the contract with every decided constraint relaxed.
+func Declared() *Contract { return must(declaredOnce()) }
+
+// View returns Strict when strict is true, Declared otherwise.
+func View(strict bool) *Contract {
+	if strict {
+		return Strict()
+	}
+	return Declared()
+}
+
+func must(c *Contract, err error) *Contract {
+	if err != nil {
+		panic("spec: embedded contract does not load: " + err.Error())
+	}
+	return c
+}
+
+// Build loads raw (OpenAPI 3.0.3 YAML) with both libraries and validates it
+// under both. Everything that parses the contract goes through here.
+func Build(raw []byte) (*Contract, error) {
+	loader := openapi3.NewLoader()
+	kin, err := loader.LoadFromData(raw)
+	if err != nil {
+		return nil, fmt.Errorf("kin-openapi load: %w", err)
+	}
+	if err := kin.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		return nil, fmt.Errorf("kin-openapi validate: %w", err)
+	}
+	router, err := gorillamux.NewRouter(kin)
+	if err != nil {
+		return nil, fmt.Errorf("kin-openapi router: %w", err)
+	}
+
+	lib, err := libopenapi.NewDocument(raw)
+	if err != nil {
+		return nil, fmt.Errorf("libopenapi load: %w", err)
+	}
+	v, errs := validator.NewValidator(lib,
+		config.WithStandardBodyDecoders(),
+		config.WithFormatAssertions(),
+		// Authentication is the server's job (and the suite's checks); the
+		// validator judges shapes only.
+		config.WithoutSecurityValidation(),
+	)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("libopenapi-validator: %v", errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		msgs := make([]string, 0, len(verrs))
+		for _, e := range verrs {
+			msgs = append(msgs, e.Error())
+		}
+		return nil, fmt.Errorf("libopenapi-validator document: %s", strings.Join(msgs, "; "))
+	}
+	return &Contract{Kin: kin, Router: router, Validator: v, Operations: operations(kin), Raw: raw}, nil
+}
+
+func operations(doc *openapi3.T) []Operation {
+	var ops []Operation
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			var codes []string
+			for code := range op.Responses.Map() {
+				codes = append(codes, code)
+			}
+			sort.Strings(codes)
+			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: path, Statuses: codes})
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool {
+		if ops[i].Path != ops[j].Path {
+			return ops[i].Path < ops[j].Path
+		}
+		return ops[i].Method < ops[j].Method
+	})
+	return ops
+}
+
+// Find returns the operation and path parameters of a request, or ok=false
+// when no path of the contract matches. methodKnown reports whether the path
+// exists under another method (so the caller can answer 405, not 404).
+func (c *Contract) Find(r *http.Request) (op *openapi3.Operation, params map[string]string, methodKnown bool, ok bool) {
+	route, params, err := c.Router.FindRoute(r)
+	if err == nil {
+		return route.Operation, params, true, true
+	}
+	if err == routers.ErrMethodNotAllowed {
+		return nil, nil, true, false
+	}
+	return nil, nil, false, false
+}
+
+// Operation returns the operation with the given operationId.
+func (c *Contract) Operation(id string) (Operation, bool) {
+	for _, op := range c.Operations {
+		if op.ID == id {
+			return op, true
+		}
+	}
+	return Operation{}, false
+}
