@@ -737,11 +737,18 @@ func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
 	if root.Kind() != pdf.Dict {
 		return 0, errors.New("no page tree")
 	}
+	// /Count is trusted only as an upper bound: walking stops once that
+	// many pages were seen, which also ends a page tree that loops back
+	// on itself without repeating its pages.
+	limit := int(root.Key("Count").Int64())
+	if limit <= 0 || limit > maxPDFTree {
+		limit = maxPDFTree
+	}
 	budget := maxPDFTree
 	var pageErr error
 	var walk func(node pdf.Value, depth int) error
 	walk = func(node pdf.Value, depth int) error {
-		if budget <= 0 || depth > maxPDFNest {
+		if budget <= 0 || depth > maxPDFNest || pages >= limit {
 			return nil
 		}
 		budget--
