@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -115,66 +116,104 @@ func groundedPieces(query string, passages []Passage, want int) []piece {
 	if len(qterms) == 0 {
 		return nil
 	}
-	overlap := func(s string) int {
-		seen := map[string]bool{}
+	matched := func(s string) []string {
+		var out []string
 		forEachTerm(s, func(t string) {
-			if qterms[t] {
-				seen[t] = true
+			if qterms[t] && !slices.Contains(out, t) {
+				out = append(out, t)
 			}
 		})
-		return len(seen)
+		return out
 	}
 	// Best first by score; the stable sort keeps the caller's order for
 	// equal (or unset) scores.
 	ranked := slices.Clone(passages)
 	slices.SortStableFunc(ranked, func(a, b Passage) int { return cmp.Compare(b.Score, a.Score) })
-	var relevant []Passage
-	for _, p := range ranked {
-		if overlap(p.Text) > 0 {
-			relevant = append(relevant, p)
-		}
+
+	// Candidate sentences of the passages that share a term with the
+	// query, numbered in reading order (passage rank, then position) so
+	// the chosen ones can be put back in that order.
+	type candidate struct {
+		text, source string
+		rank, order  int      // passage rank; position in reading order
+		terms        []string // distinct query terms in the sentence
+		weight       float64
 	}
-	if len(relevant) == 0 {
+	var cands []candidate
+	seen := map[string]bool{}
+	df := map[string]int{}
+	rank := 0
+	for _, p := range ranked {
+		if len(matched(p.Text)) == 0 {
+			continue
+		}
+		for _, s := range passageSentences(p.Text) {
+			key := strings.ToLower(strings.Join(strings.Fields(s), " "))
+			if seen[key] {
+				continue // the same sentence in two files or passages
+			}
+			seen[key] = true
+			c := candidate{text: s, source: p.Source, rank: rank, order: len(cands), terms: matched(s)}
+			for _, t := range c.terms {
+				df[t]++
+			}
+			cands = append(cands, c)
+		}
+		rank++
+	}
+	if len(cands) == 0 {
 		return nil
 	}
+	// Weigh each sentence by how rare its query terms are among the
+	// candidates: in a price list every row matches "price", and only the
+	// row naming the item should be quoted.
+	for i := range cands {
+		for _, t := range cands[i].terms {
+			cands[i].weight += math.Log(1 + float64(len(cands))/float64(df[t]))
+		}
+	}
 
-	var pieces []piece
-	seen := map[string]bool{}
+	// The lead is the best-matching sentence of the best passage: it is the
+	// one most likely to state the fact asked for, so it is quoted first.
+	lead := 0
+	for i, c := range cands {
+		if c.rank != 0 {
+			break
+		}
+		if c.weight > cands[lead].weight {
+			lead = i
+		}
+	}
+	chosen := []candidate{cands[lead]}
+	picked := map[int]bool{lead: true}
+	// Then, by passage relevance, sentences that match the query nearly
+	// as well as the lead.
+	for i, c := range cands {
+		if len(chosen) < want && !picked[i] && c.weight > 0 && c.weight >= cands[lead].weight/2 {
+			chosen, picked[i] = append(chosen, c), true
+		}
+	}
+	// If the length allows, a sentence right after a quoted one in the
+	// same passage often carries the rest of the fact ("It covers the
+	// battery ..."), even without query terms. Records (key: value lines)
+	// are independent, so a neighbouring record is never added.
+	for i, c := range cands {
+		if len(chosen) < want && !picked[i] && i > 0 && picked[i-1] &&
+			cands[i-1].rank == c.rank && !looksKeyValue(c.text) {
+			chosen, picked[i] = append(chosen, c), true
+		}
+	}
+	slices.SortFunc(chosen[1:], func(a, b candidate) int { return a.order - b.order })
+
+	pieces := make([]piece, 0, len(chosen))
 	lastSource := ""
-	add := func(sentence, source string) {
-		if len(pieces) >= want {
-			return
+	for i, c := range chosen {
+		text := withPeriod(c.text)
+		if i == 0 || c.source != lastSource {
+			text = "According to " + sourceLabel(c.source) + ", " + lowerFirst(text)
 		}
-		key := strings.ToLower(strings.Join(strings.Fields(sentence), " "))
-		if seen[key] {
-			return // the same sentence in two files or passages
-		}
-		seen[key] = true
-		text := withPeriod(sentence)
-		if len(pieces) == 0 || source != lastSource {
-			text = "According to " + sourceLabel(source) + ", " + lowerFirst(text)
-		}
-		lastSource = source
-		pieces = append(pieces, piece{text: text, source: source})
-	}
-
-	top := splitSentences(relevant[0].Text)
-	lead, best := 0, -1
-	for i, s := range top {
-		if o := overlap(s); o > best {
-			lead, best = i, o
-		}
-	}
-	add(top[lead], relevant[0].Source)
-	for i, s := range top {
-		if i != lead {
-			add(s, relevant[0].Source)
-		}
-	}
-	for _, p := range relevant[1:] {
-		for _, s := range splitSentences(p.Text) {
-			add(s, p.Source)
-		}
+		lastSource = c.source
+		pieces = append(pieces, piece{text: text, source: c.source})
 	}
 	return pieces
 }
@@ -266,14 +305,28 @@ func generatedPieces(query string, opt Options, want int) []piece {
 		switch {
 		case len(terms) > 0 && i%2 == 0:
 			t := terms[(i/2+1)%len(terms)]
-			addf("For " + t + ", " + lowerInitial(f.Sentence()))
+			addf("For " + t + ", " + lowerInitial(statement(f)))
 		case i%3 == 1:
-			addf("In practice, " + lowerInitial(f.Sentence()))
+			addf("In practice, " + lowerInitial(statement(f)))
 		default:
-			addf(f.Sentence())
+			addf(statement(f))
 		}
 	}
 	return pieces
+}
+
+// statement returns a generated sentence that is one plain statement:
+// gofakeit also produces exclamations and questions, which read oddly after
+// "For X," and would break the sentence count of the length preference.
+func statement(f *gofakeit.Faker) string {
+	s := f.Sentence()
+	for range 8 {
+		if strings.HasSuffix(s, ".") && !strings.ContainsAny(s[:len(s)-1], ".!?") {
+			return s
+		}
+		s = f.Sentence()
+	}
+	return strings.TrimRight(s, ".!? ") + "."
 }
 
 // sprintf fills %s verbs in order; it avoids fmt so that a '%' in the

@@ -405,7 +405,6 @@ func (x *extractor) readCSV(r io.Reader, comma rune) error {
 		}
 		header[i] = h
 	}
-	var line strings.Builder
 	for {
 		x.src.markSpan()
 		rec, err := cr.Read()
@@ -419,21 +418,21 @@ func (x *extractor) readCSV(r io.Reader, comma rune) error {
 		if x.out.full {
 			continue // still parsed: the file must be valid and its rows counted
 		}
-		line.Reset()
+		wrote := false
 		for i, v := range rec {
 			if v = oneLine(v); v == "" {
 				continue
 			}
-			if line.Len() > 0 {
-				line.WriteString("; ")
+			if wrote {
+				x.out.WriteString("; ")
 			}
-			line.WriteString(header[i])
-			line.WriteString(": ")
-			line.WriteString(v)
+			x.out.WriteString(header[i])
+			x.out.WriteString(": ")
+			x.out.WriteString(v)
+			wrote = true
 		}
-		if line.Len() > 0 {
-			line.WriteByte('\n')
-			x.out.WriteString(line.String())
+		if wrote {
+			x.out.WriteString("\n")
 		}
 	}
 }
@@ -922,8 +921,15 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		c.spanErr = fmt.Errorf("%w: a single record or value is larger than %d bytes", ErrTooLarge, c.spanMax)
 		return 0, c.spanErr
 	}
+	// Never ask for more than can be accepted, so that one large Read
+	// (the JSON decoder doubles its buffer) cannot overshoot a limit.
 	if rest := c.max + 1 - c.n; int64(len(p)) > rest {
 		p = p[:rest]
+	}
+	if c.spanMax > 0 {
+		if rest := c.spanMax + 1 - (c.n - c.mark); int64(len(p)) > rest {
+			p = p[:rest]
+		}
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)

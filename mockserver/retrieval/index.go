@@ -248,32 +248,38 @@ func (ix *Index) Search(query string, k int) []Passage {
 // sentences and about MaxPassageChars bytes. Blank lines end a passage.
 // Lines are units of their own (CSV and JSON records are rendered one per
 // line) unless a line plainly continues the previous one: hard-wrapped prose.
+//
+// Sentences of one line are joined by a space and separate lines by a
+// newline, so that passageSentences can take a passage apart again.
 func splitPassages(text string) []string {
 	var passages []string
-	var cur []string
-	curLen := 0
+	var cur strings.Builder
+	sentences := 0
 	flush := func() {
-		if len(cur) > 0 {
-			passages = append(passages, strings.Join(cur, " "))
+		if cur.Len() > 0 {
+			passages = append(passages, cur.String())
 		}
-		cur, curLen = cur[:0], 0
+		cur.Reset()
+		sentences = 0
 	}
-	addSentence := func(s string) {
-		if len(cur) > 0 && (len(cur) >= maxPassageSentences || curLen+1+len(s) > MaxPassageChars) {
+	addSentence := func(s string, sep byte) {
+		if sentences > 0 && (sentences >= maxPassageSentences || cur.Len()+1+len(s) > MaxPassageChars) {
 			flush()
 		}
-		cur = append(cur, s)
-		if curLen > 0 {
-			curLen++
+		if cur.Len() > 0 {
+			cur.WriteByte(sep)
 		}
-		curLen += len(s)
+		cur.WriteString(s)
+		sentences++
 	}
 	var unit strings.Builder
 	prev := ""
 	flushUnit := func() {
+		sep := byte('\n')
 		for _, s := range splitSentences(unit.String()) {
 			for _, piece := range chop(s, MaxPassageChars) {
-				addSentence(piece)
+				addSentence(piece, sep)
+				sep = ' '
 			}
 		}
 		unit.Reset()
@@ -297,6 +303,16 @@ func splitPassages(text string) []string {
 	flushUnit()
 	flush()
 	return passages
+}
+
+// passageSentences splits a passage made by splitPassages into its
+// sentences and lines (records).
+func passageSentences(p string) []string {
+	var out []string
+	for line := range strings.Lines(p) {
+		out = append(out, splitSentences(line)...)
+	}
+	return out
 }
 
 // continues reports whether line next reads as the continuation of line

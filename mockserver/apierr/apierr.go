@@ -1,0 +1,124 @@
+// Package apierr is the mock server's one error type and the one place that
+// maps an error code to an HTTP status and writes the seed's envelopes.
+//
+// Handlers return *Error values; anything else reaching Write is an internal
+// fault: it is logged with its text and answered as a bare 500 whose message
+// carries no detail, so internal text never leaves the process.
+package apierr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+)
+
+// Code names a class of failure. Each code has exactly one HTTP status.
+type Code string
+
+// The codes, one per status the contract documents (D-17).
+const (
+	BadRequest       Code = "bad_request"        // 400: unreadable body, wrong content type
+	Unauthorized     Code = "unauthorized"       // 401: key missing, malformed or unknown
+	NotFound         Code = "not_found"          // 404: no such path or resource in the account
+	MethodNotAllowed Code = "method_not_allowed" // 405: known path, other method
+	Conflict         Code = "conflict"           // 409: the resource's state refuses the request
+	TooLarge         Code = "too_large"          // 413: body, file count over the limit
+	Invalid          Code = "invalid"            // 422: schema or semantic violation
+	RateLimited      Code = "rate_limited"       // 429
+	Internal         Code = "internal"           // 500
+)
+
+var statuses = map[Code]int{
+	BadRequest:       http.StatusBadRequest,
+	Unauthorized:     http.StatusUnauthorized,
+	NotFound:         http.StatusNotFound,
+	MethodNotAllowed: http.StatusMethodNotAllowed,
+	Conflict:         http.StatusConflict,
+	TooLarge:         http.StatusRequestEntityTooLarge,
+	Invalid:          http.StatusUnprocessableEntity,
+	RateLimited:      http.StatusTooManyRequests,
+	Internal:         http.StatusInternalServerError,
+}
+
+// Error is a failure that may be shown to the client: Message is sent as is.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Status is the HTTP status of the error's code.
+func (e *Error) Status() int { return StatusOf(e.Code) }
+
+// New returns an *Error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// StatusOf maps a code to its HTTP status; unknown codes are 500.
+func StatusOf(c Code) int {
+	if s, ok := statuses[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// CodeOf maps an HTTP status back to its code (for forced errors such as
+// `Prefer: code=404`). ok is false for statuses without a code.
+func CodeOf(status int) (Code, bool) {
+	for c, s := range statuses {
+		if s == status {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// Envelope is the seed's error body (§1.2).
+type Envelope struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// Success is the seed's success body (§1.1).
+type Success struct {
+	Status string `json:"status"`
+	Data   any    `json:"data"`
+}
+
+// Write answers err as the error envelope. An *Error (also wrapped) is sent
+// with its status and message; anything else is logged and sent as an opaque
+// 500.
+func Write(w http.ResponseWriter, log *slog.Logger, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		if log != nil {
+			log.Error("internal error", "err", err)
+		}
+		e = &Error{Code: Internal, Message: "Internal server error"}
+	}
+	WriteJSON(w, e.Status(), Envelope{Status: "error", Message: e.Message})
+}
+
+// WriteData answers 200 with the success envelope around data.
+func WriteData(w http.ResponseWriter, data any) {
+	WriteJSON(w, http.StatusOK, Success{Status: "success", Data: data})
+}
+
+// WriteJSON writes v as JSON with the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Only a programming error (an unmarshalable value) gets here.
+		status = http.StatusInternalServerError
+		body = []byte(`{"status":"error","message":"Internal server error"}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,70 @@
+package apierr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestWriteMapsEveryCode(t *testing.T) {
+	for code, want := range statuses {
+		t.Run(string(code), func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			Write(rec, nil, New(code, "boom %d", 1))
+			if rec.Code != want {
+				t.Fatalf("status: got %d, want %d", rec.Code, want)
+			}
+			var env Envelope
+			if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.Status != "error" || env.Message != "boom 1" {
+				t.Fatalf("envelope: got %+v", env)
+			}
+			if got := rec.Header().Get("Content-Type"); got != "application/json" {
+				t.Fatalf("content type: got %q", got)
+			}
+			if back, ok := CodeOf(want); !ok || back != code {
+				t.Fatalf("CodeOf(%d): got %q %v", want, back, ok)
+			}
+		})
+	}
+}
+
+func TestWriteHidesInternalText(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	rec := httptest.NewRecorder()
+	Write(rec, log, errors.New("database password is hunter2"))
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("status: got %d", rec.Code)
+	}
+	if strings.Contains(rec.Body.String(), "hunter2") {
+		t.Fatalf("internal text leaked: %s", rec.Body)
+	}
+	if !strings.Contains(logs.String(), "hunter2") {
+		t.Fatalf("internal text not logged: %s", logs.String())
+	}
+}
+
+func TestWriteUnwraps(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Write(rec, nil, fmt.Errorf("context: %w", New(NotFound, "model 9 not found")))
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "model 9 not found") {
+		t.Fatalf("got %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestWriteData(t *testing.T) {
+	rec := httptest.NewRecorder()
+	WriteData(rec, map[string]int{"id": 1})
+	if rec.Code != 200 || rec.Body.String() != `{"status":"success","data":{"id":1}}` {
+		t.Fatalf("got %d %s", rec.Code, rec.Body)
+	}
+}

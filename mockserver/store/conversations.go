@@ -1,0 +1,167 @@
+package store
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"contractkit/mockserver/apierr"
+)
+
+type conversation struct {
+	id        string
+	modelID   int64
+	title     string
+	createdAt time.Time
+	updatedAt time.Time
+	messages  []message
+}
+
+type message struct {
+	id        string
+	role      string
+	content   string
+	createdAt time.Time
+}
+
+// ConversationView is a conversation as the API shows it (seed §2.4, D-09).
+type ConversationView struct {
+	ID               string     `json:"id"`
+	ModelID          int64      `json:"model_id"`
+	CreatedAt        time.Time  `json:"created_at"`
+	UpdatedAt        time.Time  `json:"updated_at"`
+	TotalMessages    int        `json:"total_messages"`
+	Title            string     `json:"title"`
+	Message          string     `json:"message"`
+	MessageTimestamp *time.Time `json:"message_timestamp"`
+}
+
+// MessageView is one message (seed §2.5).
+type MessageView struct {
+	ID        string    `json:"id"`
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (c *conversation) view() ConversationView {
+	v := ConversationView{
+		ID: c.id, ModelID: c.modelID, CreatedAt: c.createdAt, UpdatedAt: c.updatedAt,
+		TotalMessages: len(c.messages), Title: c.title,
+	}
+	if n := len(c.messages); n > 0 {
+		last := c.messages[n-1]
+		v.Message, v.MessageTimestamp = last.content, ptr(last.createdAt)
+	}
+	return v
+}
+
+// CreateConversation opens a thread bound to a model of the account.
+func (a *Account) CreateConversation(modelID int64, title string) (ConversationView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.models[modelID] == nil {
+		return ConversationView{}, apierr.New(apierr.NotFound, "model %d not found", modelID)
+	}
+	now := a.now()
+	c := &conversation{id: newID(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
+	a.conversations[c.id] = c
+	return c.view(), nil
+}
+
+// Conversations lists a model's conversations, newest first, paged (D-06).
+func (a *Account) Conversations(modelID string, limit, offset int) ([]ConversationView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, err := a.model(modelID)
+	if err != nil {
+		return nil, err
+	}
+	var all []*conversation
+	for _, c := range a.conversations {
+		if c.modelID == m.id {
+			all = append(all, c)
+		}
+	}
+	slices.SortFunc(all, func(x, y *conversation) int {
+		if c := y.createdAt.Compare(x.createdAt); c != 0 {
+			return c
+		}
+		return compareStrings(y.id, x.id)
+	})
+	out := []ConversationView{}
+	for i := offset; i < len(all) && len(out) < limit; i++ {
+		out = append(out, all[i].view())
+	}
+	return out, nil
+}
+
+// RenameConversation sets a conversation's title.
+func (a *Account) RenameConversation(id, title string) (ConversationView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, err := a.conversation(id)
+	if err != nil {
+		return ConversationView{}, err
+	}
+	c.title, c.updatedAt = title, a.now()
+	return c.view(), nil
+}
+
+// DeleteConversation removes a conversation and all its messages.
+func (a *Account) DeleteConversation(id string) (DeleteResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, err := a.conversation(id)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	delete(a.conversations, c.id)
+	return DeleteResult{Message: "Conversation deleted", ID: c.id}, nil
+}
+
+// Messages lists a conversation's messages, oldest first.
+func (a *Account) Messages(id string) ([]MessageView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, err := a.conversation(id)
+	if err != nil {
+		return nil, err
+	}
+	return c.messageViews(), nil
+}
+
+func (c *conversation) messageViews() []MessageView {
+	out := make([]MessageView, 0, len(c.messages))
+	for _, m := range c.messages {
+		out = append(out, MessageView{ID: m.id, Role: m.role, Content: m.content, CreatedAt: m.createdAt})
+	}
+	return out
+}
+
+func (a *Account) conversation(id string) (*conversation, error) {
+	if c := a.conversations[id]; c != nil {
+		return c, nil
+	}
+	return nil, apierr.New(apierr.NotFound, "conversation %s not found", quoteID(id))
+}
+
+// appendMessage records one message; the caller holds a.mu.
+func (c *conversation) appendMessage(role, content string, at time.Time) {
+	c.messages = append(c.messages, message{id: newID(), role: role, content: content, createdAt: at})
+	c.updatedAt = at
+}
+
+func compareStrings(x, y string) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// newID returns a conversation or message id: a random UUID (D-20).
+func newID() string { return uuid.NewString() }

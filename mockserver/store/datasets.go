@@ -1,0 +1,266 @@
+package store
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"contractkit/mockserver/apierr"
+	"contractkit/mockserver/retrieval"
+)
+
+// Upload is what one multipart request brought: the files that were read
+// (text already extracted) and the names of those that could not be (D-16).
+type Upload struct {
+	Docs   []retrieval.Doc
+	Failed []string
+}
+
+// DatasetInput is a dataset create request, already parsed.
+type DatasetInput struct {
+	Name        string
+	Description string
+	Tags        []string
+	URLs        []string
+	Upload
+}
+
+type dataset struct {
+	id          int64
+	name        string
+	description string
+	tags, urls  []string
+	files       []FileView
+	index       *retrieval.Index
+	// samples are sentences kept for generating evaluation questions.
+	samples    []string
+	createdAt  time.Time
+	updatedAt  time.Time
+	uploadedAt time.Time
+	deleted    bool
+}
+
+// FileView is one file of a dataset.
+type FileView struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	Type string `json:"type"`
+	Rows int64  `json:"rows"`
+}
+
+// DatasetView is a dataset as the API shows it (seed §2.6, D-08).
+type DatasetView struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	Size        int64      `json:"size"`
+	Description string     `json:"description"`
+	Type        string     `json:"type"`
+	Rows        int64      `json:"rows"`
+	UploadedAt  time.Time  `json:"uploaded_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	FileCount   int        `json:"file_count"`
+	Tags        []string   `json:"tags"`
+	URLs        []string   `json:"urls"`
+	Files       []FileView `json:"files"`
+}
+
+// UploadResult is the answer to adding files (seed §2.7).
+type UploadResult struct {
+	Success       bool     `json:"success"`
+	DatasetID     int64    `json:"dataset_id"`
+	FailedFiles   []string `json:"failed_files"`
+	FilesUploaded int      `json:"files_uploaded"`
+	FilesFailed   int      `json:"files_failed"`
+	TotalSize     int64    `json:"total_size"`
+}
+
+// DeleteResult is the success body of a delete (D-02).
+type DeleteResult struct {
+	Message   string `json:"message"`
+	ID        string `json:"id"`
+	Permanent *bool  `json:"permanent,omitempty"`
+}
+
+// maxSamples bounds the sentences a dataset keeps for evaluation questions.
+const maxSamples = 64
+
+func (d *dataset) add(docs []retrieval.Doc, at time.Time) {
+	for _, doc := range docs {
+		d.files = append(d.files, FileView{Name: doc.Name, Size: doc.Size, Type: doc.Kind, Rows: int64(doc.Rows)})
+		d.index.Add(doc.Name, doc.Text)
+		for _, s := range firstSentences(doc.Text, 8) {
+			if len(d.samples) < maxSamples {
+				d.samples = append(d.samples, s)
+			}
+		}
+	}
+	d.updatedAt, d.uploadedAt = at, at
+}
+
+func (d *dataset) view() DatasetView {
+	v := DatasetView{
+		ID: d.id, Name: d.name, Description: d.description, Type: d.kind(),
+		UploadedAt: d.uploadedAt, CreatedAt: d.createdAt, UpdatedAt: d.updatedAt,
+		FileCount: len(d.files), Tags: nonNil(d.tags), URLs: nonNil(d.urls), Files: slices.Clone(d.files),
+	}
+	if v.Files == nil {
+		v.Files = []FileView{}
+	}
+	for _, f := range d.files {
+		v.Size += f.Size
+		v.Rows += f.Rows
+	}
+	return v
+}
+
+// kind is the dataset type (D-11), derived from what was uploaded.
+func (d *dataset) kind() string {
+	kinds := map[string]bool{}
+	for _, f := range d.files {
+		kinds[f.Type] = true
+	}
+	if len(d.urls) > 0 {
+		kinds["web"] = true
+	}
+	switch len(kinds) {
+	case 0:
+		return "empty"
+	case 1:
+		for k := range kinds {
+			return k
+		}
+	}
+	return "mixed"
+}
+
+// CreateDataset adds a dataset. At least one file must have been read or one
+// URL given (D-08, D-16).
+func (a *Account) CreateDataset(in DatasetInput) (DatasetView, error) {
+	if len(in.Docs) == 0 && len(in.URLs) == 0 {
+		if len(in.Failed) > 0 {
+			return DatasetView{}, apierr.New(apierr.Invalid, "files: none of the files could be read (%s)", strings.Join(in.Failed, ", "))
+		}
+		return DatasetView{}, apierr.New(apierr.Invalid, "files: at least one file or URL is required")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	d := &dataset{
+		id: a.store.nextID(), name: in.Name, description: in.Description,
+		tags: in.Tags, urls: in.URLs, index: retrieval.NewIndex(), createdAt: now,
+	}
+	d.add(in.Docs, now)
+	a.datasets[d.id] = d
+	return d.view(), nil
+}
+
+// AddFiles adds read files to a live dataset and accounts for the failed ones.
+func (a *Account) AddFiles(id string, up Upload) (UploadResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, err := a.liveDataset(id)
+	if err != nil {
+		return UploadResult{}, err
+	}
+	d.add(up.Docs, a.now())
+	res := UploadResult{
+		Success: len(up.Docs) > 0, DatasetID: d.id, FailedFiles: nonNil(up.Failed),
+		FilesUploaded: len(up.Docs), FilesFailed: len(up.Failed),
+	}
+	for _, doc := range up.Docs {
+		res.TotalSize += doc.Size
+	}
+	return res, nil
+}
+
+// Dataset returns a live (not deleted) dataset.
+func (a *Account) Dataset(id string) (DatasetView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, err := a.liveDataset(id)
+	if err != nil {
+		return DatasetView{}, err
+	}
+	return d.view(), nil
+}
+
+// Datasets lists the live datasets, oldest first.
+func (a *Account) Datasets() []DatasetView {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := []DatasetView{}
+	for _, id := range sortedKeys(a.datasets) {
+		if d := a.datasets[id]; !d.deleted {
+			out = append(out, d.view())
+		}
+	}
+	return out
+}
+
+// DeleteDataset soft-deletes a dataset, or erases it when permanent (D-07).
+// Models built from a soft-deleted dataset keep answering from it.
+func (a *Account) DeleteDataset(id string, permanent bool) (DeleteResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, err := a.liveDataset(id)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	if permanent {
+		delete(a.datasets, d.id)
+	} else {
+		d.deleted = true
+		d.updatedAt = a.now()
+	}
+	return DeleteResult{Message: "Dataset deleted", ID: idString(d.id), Permanent: &permanent}, nil
+}
+
+func (a *Account) liveDataset(id string) (*dataset, error) {
+	n, ok := parseID(id)
+	if d := a.datasets[n]; ok && d != nil && !d.deleted {
+		return d, nil
+	}
+	return nil, apierr.New(apierr.NotFound, "dataset %s not found", quoteID(id))
+}
+
+// firstSentences returns up to n sentences of text worth asking about.
+func firstSentences(text string, n int) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, s := range strings.SplitAfter(line, ". ") {
+			s = strings.TrimSpace(s)
+			if len(strings.Fields(s)) >= 5 && len(s) <= 400 {
+				out = append(out, s)
+				if len(out) == n {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return slices.Clone(s)
+}
+
+func sortedKeys[K int64 | string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// quoteID bounds an id echoed in a message: it came from the client.
+func quoteID(id string) string {
+	if len(id) > 64 {
+		id = id[:64] + "…"
+	}
+	return id
+}

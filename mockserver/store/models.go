@@ -1,0 +1,228 @@
+package store
+
+import (
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"contractkit/mockserver/apierr"
+	"contractkit/mockserver/lifecycle"
+)
+
+// ModelInput is a model create request, already validated against the
+// contract and with the seed's alternative spellings folded in (D-21).
+type ModelInput struct {
+	Name           string
+	DatasetID      string
+	Description    *string
+	BaseModelID    *int64
+	TrainingTypeID *string
+	UseCaseID      *int64
+	PersonaID      *int64
+}
+
+type model struct {
+	id             int64
+	name           string
+	description    *string
+	datasetID      int64
+	baseModelID    *int64
+	trainingTypeID *string
+	useCaseID      *int64
+	personaID      *int64
+	category       string
+	baseModelName  string
+	fineTune       string
+	training       lifecycle.Training
+	createdAt      time.Time
+}
+
+// Metrics is Model.metrics (seed §2.2).
+type Metrics struct {
+	Accuracy            float64 `json:"accuracy"`
+	Loss                float64 `json:"loss"`
+	ValidationAccuracy  float64 `json:"validationAccuracy"`
+	TrainingTime        string  `json:"trainingTime"`
+	EpochsCompleted     int     `json:"epochsCompleted"`
+	ParametersOptimized string  `json:"parametersOptimized"`
+}
+
+// DatasetInfo is Model.dataset_info (seed §2.3).
+type DatasetInfo struct {
+	Name     string    `json:"name"`
+	Size     int64     `json:"size"`
+	Samples  int64     `json:"samples"`
+	DataType string    `json:"data_type"`
+	Updated  time.Time `json:"updated_at"`
+}
+
+// ModelView is a model as the API shows it: every field of seed §2.1, with
+// the seed's defaults where the mock has nothing better.
+type ModelView struct {
+	ID                           int64        `json:"id"`
+	Name                         string       `json:"name"`
+	Description                  *string      `json:"description"`
+	Category                     *string      `json:"category"`
+	SizeNumeric                  *int64       `json:"size_numeric"`
+	BaseModelName                *string      `json:"base_model_name"`
+	TrainedModelID               *int64       `json:"trained_model_id"`
+	TrainingTypeID               *string      `json:"training_type_id"`
+	DatasetID                    *int64       `json:"dataset_id"`
+	FilePath                     *string      `json:"file_path"`
+	BaseModelID                  *int64       `json:"base_model_id"`
+	PersonaID                    *int64       `json:"personaId"`
+	UseCaseID                    any          `json:"use_case_id"`
+	UseCaseName                  any          `json:"use_case_name"`
+	UseCaseLabel                 any          `json:"use_case_label"`
+	UseCaseDescription           any          `json:"use_case_description"`
+	UseCaseCustom                any          `json:"use_case_custom"`
+	OnboardingGoal               any          `json:"onboarding_goal"`
+	OnboardingRole               any          `json:"onboarding_role"`
+	HasImage                     *bool        `json:"has_image"`
+	TrainedAt                    *time.Time   `json:"trained_at"`
+	Status                       *string      `json:"status"`
+	GraphStatus                  *string      `json:"graph_status"`
+	GraphBuildProgress           *int         `json:"graph_build_progress"`
+	FineTuningStatus             *bool        `json:"fine_tuning_status"`
+	Metrics                      *Metrics     `json:"metrics"`
+	DatasetInfo                  *DatasetInfo `json:"dataset_info"`
+	ExternalModelID              any          `json:"external_model_id"`
+	ExternalProviderType         any          `json:"external_provider_type"`
+	ExternalModelCapabilities    any          `json:"external_model_capabilities"`
+	FineTune                     *string      `json:"fine_tune"`
+	TokenSpeed                   *float64     `json:"token_speed"`
+	ResponseTime                 *float64     `json:"response_time"`
+	SuccessRate                  *float64     `json:"success_rate"`
+	IsPrivate                    *bool        `json:"is_private"`
+	SharedWithOrganization       *bool        `json:"shared_with_organization"`
+	TeamIDs                      []any        `json:"team_ids"`
+	TeamNames                    []any        `json:"team_names"`
+	OwnerEmail                   *string      `json:"owner_email"`
+	IsShared                     *bool        `json:"is_shared"`
+	OrganizationName             *string      `json:"organization_name"`
+	SharedUserCount              *int         `json:"shared_user_count"`
+	DatasetSharingStatus         any          `json:"dataset_sharing_status"`
+	PendingDatasetAccessRequests *int         `json:"pending_dataset_access_requests"`
+	CreatedAt                    *time.Time   `json:"created_at"`
+	UpdatedAt                    *time.Time   `json:"updated_at"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// CreateModel starts training a model on a live dataset of the account.
+func (a *Account) CreateModel(in ModelInput) (ModelView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, err := a.liveDataset(in.DatasetID)
+	if err != nil {
+		return ModelView{}, err
+	}
+	now := a.now()
+	m := &model{
+		id: a.store.nextID(), name: in.Name, description: in.Description, datasetID: d.id,
+		baseModelID: in.BaseModelID, trainingTypeID: in.TrainingTypeID, useCaseID: in.UseCaseID,
+		personaID: in.PersonaID, category: "General", baseModelName: "llama-3.1-8b-instruct",
+		fineTune: "lora", createdAt: now,
+		training: lifecycle.Training{CreatedAt: now, Duration: a.store.cfg.TrainDuration},
+	}
+	a.models[m.id] = m
+	return a.modelView(m), nil
+}
+
+// Model returns one model with its training state as of now.
+func (a *Account) Model(id string) (ModelView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, err := a.model(id)
+	if err != nil {
+		return ModelView{}, err
+	}
+	return a.modelView(m), nil
+}
+
+// Models lists every model, oldest first (D-01).
+func (a *Account) Models() []ModelView {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := []ModelView{}
+	for _, id := range sortedKeys(a.models) {
+		out = append(out, a.modelView(a.models[id]))
+	}
+	return out
+}
+
+// DeleteModel deletes a model and its conversations. Evaluations of it stay,
+// with the model summary they were created with.
+func (a *Account) DeleteModel(id string) (DeleteResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, err := a.model(id)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	delete(a.models, m.id)
+	for cid, c := range a.conversations {
+		if c.modelID == m.id {
+			delete(a.conversations, cid)
+		}
+	}
+	return DeleteResult{Message: "Model deleted", ID: idString(m.id)}, nil
+}
+
+func (a *Account) model(id string) (*model, error) {
+	n, ok := parseID(id)
+	if m := a.models[n]; ok && m != nil {
+		return m, nil
+	}
+	return nil, apierr.New(apierr.NotFound, "model %s not found", quoteID(id))
+}
+
+// modelData is the dataset a model answers from; it survives a soft delete.
+func (a *Account) modelData(m *model) *dataset { return a.datasets[m.datasetID] }
+
+func (a *Account) modelView(m *model) ModelView {
+	st := lifecycle.TrainingState(m.training, a.now())
+	updated := m.createdAt
+	if st.TrainedAt != nil {
+		updated = st.TrainedAt.UTC()
+	}
+	v := ModelView{
+		ID: m.id, Name: m.name, Description: m.description, Category: ptr(m.category),
+		SizeNumeric: ptr(int64(8)), BaseModelName: ptr(m.baseModelName), TrainingTypeID: m.trainingTypeID,
+		DatasetID: ptr(m.datasetID), FilePath: ptr(""), BaseModelID: m.baseModelID, PersonaID: m.personaID,
+		HasImage: ptr(false), TrainedAt: st.TrainedAt, Status: ptr(st.Status), GraphStatus: ptr(st.GraphStatus),
+		GraphBuildProgress: ptr(st.Progress), FineTuningStatus: ptr(st.FineTuned), FineTune: ptr(m.fineTune),
+		TokenSpeed: ptr(0.0), ResponseTime: ptr(0.0), SuccessRate: ptr(100.0), IsPrivate: ptr(true),
+		SharedWithOrganization: ptr(false), OwnerEmail: ptr("owner@" + a.name + ".example"),
+		IsShared: ptr(false), SharedUserCount: ptr(0), PendingDatasetAccessRequests: ptr(0),
+		CreatedAt: ptr(m.createdAt), UpdatedAt: ptr(updated),
+	}
+	if m.useCaseID != nil {
+		v.UseCaseID = *m.useCaseID
+	}
+	if st.TrainedAt != nil && st.Status == lifecycle.StatusReady {
+		h := hash64(m.name)
+		v.TrainedModelID = ptr(m.id*1000 + 7)
+		v.TokenSpeed = ptr(35 + float64(h%200)/10)
+		v.ResponseTime = ptr(0.4 + float64(h%80)/100)
+		v.Metrics = &Metrics{
+			Accuracy:            0.85 + float64(h%100)/1000,
+			Loss:                0.15 + float64(h%50)/1000,
+			ValidationAccuracy:  0.82 + float64(h%90)/1000,
+			TrainingTime:        m.training.Duration.String(),
+			EpochsCompleted:     3,
+			ParametersOptimized: fmt.Sprintf("%.1fM", 4+float64(h%80)/10),
+		}
+		if d := a.modelData(m); d != nil {
+			dv := d.view()
+			v.DatasetInfo = &DatasetInfo{Name: dv.Name, Size: dv.Size, Samples: dv.Rows, DataType: dv.Type, Updated: dv.UpdatedAt}
+		}
+	}
+	return v
+}
+
+func hash64(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"fmt"
+	"io/fs"
+	"time"
+
+	"contractkit/fixtures"
+	"contractkit/mockserver/lifecycle"
+	"contractkit/mockserver/retrieval"
+)
+
+// Preload fills the account from a fixture bundle through the same paths an
+// API client would take (files are extracted and indexed, evaluations run
+// through the state table), so preloaded data behaves like created data.
+// Models marked ready and evaluations marked completed or failed are placed
+// in the past so they are finished now.
+func (a *Account) Preload(b fixtures.Bundle) error {
+	datasets := map[string]int64{}
+	for _, fd := range b.Set.Datasets {
+		in := DatasetInput{Name: fd.Name, Description: fd.Description, Tags: fd.Tags, URLs: fd.URLs}
+		for _, name := range fd.Files {
+			doc, err := extractFile(b.Files, name, a.store.cfg.Limits)
+			if err != nil {
+				return fmt.Errorf("fixture dataset %q: file %q: %w", fd.Name, name, err)
+			}
+			in.Docs = append(in.Docs, doc)
+		}
+		v, err := a.CreateDataset(in)
+		if err != nil {
+			return fmt.Errorf("fixture dataset %q: %w", fd.Name, err)
+		}
+		datasets[fd.Key] = v.ID
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	models := map[string]*model{}
+	for _, fm := range b.Set.Models {
+		d := a.datasets[datasets[fm.Dataset]]
+		if d == nil {
+			return fmt.Errorf("fixture model %q: unknown dataset %q", fm.Name, fm.Dataset)
+		}
+		tr := lifecycle.Training{CreatedAt: now, Duration: a.store.cfg.TrainDuration}
+		switch fm.State {
+		case fixtures.StateReady:
+			tr.CreatedAt = now.Add(-tr.Duration - time.Minute)
+		case fixtures.StateFailed:
+			tr.CreatedAt, tr.WillFail = now.Add(-tr.Duration-time.Minute), true
+		}
+		m := &model{
+			id: a.store.nextID(), name: fm.Name, description: ptr(fm.Description), datasetID: d.id,
+			category: fm.Category, baseModelName: fm.BaseModelName, fineTune: fm.FineTune,
+			training: tr, createdAt: tr.CreatedAt,
+		}
+		a.models[m.id] = m
+		models[fm.Key] = m
+	}
+	for i, fc := range b.Set.Conversations {
+		m := models[fc.Model]
+		if m == nil {
+			return fmt.Errorf("fixture conversation %q: unknown model %q", fc.Title, fc.Model)
+		}
+		// Older conversations first, a minute apart, so "newest first" has meaning.
+		at := now.Add(-time.Duration(len(b.Set.Conversations)-i) * time.Minute)
+		c := &conversation{id: newID(), modelID: m.id, title: fc.Title, createdAt: at, updatedAt: at}
+		for j, msg := range fc.Messages {
+			c.appendMessage(msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second))
+		}
+		a.conversations[c.id] = c
+	}
+	for _, fe := range b.Set.Evaluations {
+		m := models[fe.Model]
+		if m == nil {
+			return fmt.Errorf("fixture evaluation %q: unknown model %q", fe.Name, fe.Model)
+		}
+		e := &evaluation{
+			id: a.store.nextID(), name: fe.Name, typ: fe.Type, modelID: m.id, modelName: m.name,
+			questionCount: fe.QuestionCount, description: fe.Description, benchmarkType: fe.BenchmarkType,
+			status: lifecycle.EvalPending, createdAt: now.Add(-time.Hour), updatedAt: now.Add(-time.Hour),
+		}
+		a.evaluations[e.id] = e
+		if fe.Status == fixtures.StatusPending {
+			continue
+		}
+		if err := a.start(e, now.Add(-30*time.Minute), time.Minute); err != nil {
+			return err
+		}
+		e.run.WillFail = fe.Status == fixtures.StatusFailed
+		a.advance(e)
+	}
+	return nil
+}
+
+func extractFile(fsys fs.FS, name string, lim retrieval.Limits) (retrieval.Doc, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return retrieval.Doc{}, err
+	}
+	defer f.Close()
+	return retrieval.Extract(name, f, lim)
+}
