@@ -7,6 +7,7 @@
 package apierr
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,7 +111,11 @@ func WriteData(w http.ResponseWriter, data any) {
 
 // WriteJSON writes v as JSON with the given status.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // messages quote "<API_KEY>"; this is JSON, not HTML
+	err := enc.Encode(v)
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil {
 		// Only a programming error (an unmarshalable value) gets here.
 		status = http.StatusInternalServerError

@@ -36,8 +36,10 @@ type Options struct {
 	// MaxTokens caps the answer at this many stream tokens; 0 or less
 	// selects DefaultMaxTokens.
 	MaxTokens int
-	// Length is "concise" (1-2 sentences), "balanced" (the default, 3-4)
-	// or "detailed" (6-8); any other value means balanced.
+	// Length is "concise" (at most 2 sentences), "balanced" (the default,
+	// at most 4) or "detailed" (at most 8); any other value means balanced.
+	// Generated answers always fill the count; grounded answers stop
+	// earlier rather than quote sentences that do not match the query.
 	Length string
 	// BaseModel bypasses retrieval: the passages are ignored and the answer
 	// is generated text with no sources, as the base_model flag asks.
@@ -77,8 +79,10 @@ type piece struct {
 //
 // A grounded answer opens with the passage sentence that best matches the
 // query, quoted verbatim and attributed ("According to handbook.md, the
-// warranty period is 24 months."), then adds further sentences of the
-// relevant passages, in order of relevance, until the Length budget is met.
+// warranty period is 24 months."), then adds, by passage relevance, the
+// sentences that match the query nearly as well, then sentences that directly
+// follow a quoted one, until the Length budget is met. Sentences keep their
+// reading order after the first.
 // When no passage shares a term with the query, or BaseModel is set, the
 // answer is generated text that mentions the query's key terms, seeded from
 // Seed and the query so that it is deterministic. Either way the answer is

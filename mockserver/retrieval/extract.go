@@ -139,7 +139,8 @@ type Doc struct {
 //
 // Errors wrap ErrTooLarge, ErrUnsupported or ErrMalformed; any other error
 // is a failure to read r. On error the returned Doc still carries Name, the
-// detected Kind and the Size read so far, so the caller can report them.
+// detected Kind (empty for unrecognised binary content) and the Size read so
+// far, so the caller can report them.
 func Extract(name string, r io.Reader, lim Limits) (Doc, error) {
 	lim = lim.normalized()
 	x := &extractor{
@@ -256,9 +257,6 @@ func detect(name string, head []byte) (kind string, lines bool, comma rune, err 
 		kind = KindText
 	}
 	if looksBinary(head) {
-		if kind == "" {
-			kind = KindText
-		}
 		return kind, lines, comma, fmt.Errorf("%w: %s looks like binary data", ErrUnsupported, name)
 	}
 	if kind != "" {
@@ -697,6 +695,10 @@ func (x *extractor) readPDF(r io.Reader) (err error) {
 		return err
 	}
 	rd, err := pdf.NewReader(f, n)
+	if errors.Is(err, pdf.ErrInvalidPassword) {
+		// Well-formed, but its text cannot be read without the password.
+		return fmt.Errorf("%w: %s is password-protected", ErrUnsupported, x.doc.Name)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrMalformed, x.doc.Name, err)
 	}
@@ -745,19 +747,17 @@ func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
 	}
 	budget := maxPDFTree
 	var pageErr error
-	var walk func(node pdf.Value, depth int) error
-	walk = func(node pdf.Value, depth int) error {
+	var walk func(node pdf.Value, depth int)
+	walk = func(node pdf.Value, depth int) {
 		if budget <= 0 || depth > maxPDFNest || pages >= limit {
-			return nil
+			return
 		}
 		budget--
 		switch node.Key("Type").Name() {
 		case "Pages":
 			kids := node.Key("Kids")
 			for i := 0; i < kids.Len(); i++ {
-				if err := walk(kids.Index(i), depth+1); err != nil {
-					return err
-				}
+				walk(kids.Index(i), depth+1)
 			}
 		case "Page":
 			pages++
@@ -767,11 +767,8 @@ func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
 				}
 			}
 		}
-		return nil
 	}
-	if err := walk(root, 0); err != nil {
-		return pages, err
-	}
+	walk(root, 0)
 	if pageErr != nil && len(out.b) == 0 {
 		return pages, pageErr
 	}

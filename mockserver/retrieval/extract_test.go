@@ -132,6 +132,7 @@ func TestExtractErrors(t *testing.T) {
 		{"jsonl two values on a line", "a.jsonl", "{\"a\":1} 2\n", ErrMalformed},
 		{"pdf extension, text content", "a.pdf", "hello", ErrMalformed},
 		{"pdf garbage", "a.pdf", "%PDF-1.4\ngarbage without structure", ErrMalformed},
+		{"password-protected pdf", "secret.pdf", encryptedPDF(), ErrUnsupported},
 		{"NUL in text", "a.txt", "abc\x00def", ErrUnsupported},
 		{"invalid UTF-8 in csv head", "a.csv", "a,b\n\xff,1\n", ErrUnsupported},
 		{"invalid UTF-8 after sniff window", "a.md", long + "\xc3\x28 tail\n", ErrUnsupported},
@@ -143,12 +144,37 @@ func TestExtractErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("TMPDIR", dir)
 			doc, err := extractString(t, tt.file, tt.content, Limits{})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Extract(%q) error: got %v, want %v", tt.file, err, tt.want)
 			}
 			if doc.Name != tt.file {
 				t.Errorf("Name: got %q, want %q", doc.Name, tt.file)
+			}
+			assertEmptyDir(t, dir)
+		})
+	}
+}
+
+func TestExtractKindReportedOnError(t *testing.T) {
+	tests := []struct {
+		file, content, kind string
+	}{
+		{"a.csv", "a,b\n1\n", KindCSV},
+		{"a.jsonl", "{oops}\n", KindJSON},
+		{"a.md", "x\x00", KindMarkdown},
+		{"image.png", "\x89PNG\r\n\x1a\n\x00", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			doc, err := extractString(t, tt.file, tt.content, Limits{})
+			if err == nil {
+				t.Fatal("Extract: got nil error, want one")
+			}
+			if doc.Kind != tt.kind || doc.Size != int64(len(tt.content)) || doc.Text != "" || doc.Rows != 0 {
+				t.Errorf("Doc on error: got %+v, want Kind %q, Size %d, no text or rows", doc, tt.kind, len(tt.content))
 			}
 		})
 	}
@@ -337,6 +363,19 @@ func TestExtractReadErrorIsNotAContentError(t *testing.T) {
 
 // ---- PDF ----
 
+// encryptedPDF is a PDF whose Standard security handler rejects the empty
+// password (40-bit RC4, O and U that match no password).
+func encryptedPDF() string {
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	xref := b.Len()
+	b.WriteString("xref\n0 1\n0000000000 65535 f \n")
+	fmt.Fprintf(&b, "trailer\n<< /Size 1 /ID [(%s)] /Encrypt << /Filter /Standard /V 1 /R 2 /Length 40 /O (%s) /U (%s) /P 0 >> >>\n",
+		strings.Repeat("I", 16), strings.Repeat("O", 32), strings.Repeat("U", 32))
+	fmt.Fprintf(&b, "startxref\n%d\n%%%%EOF\n", xref)
+	return b.String()
+}
+
 // pdfFile assembles a PDF from object bodies (object i+1 is objs[i]) with a
 // correct cross-reference table: every offset is the byte position of its
 // "N 0 obj" line, which is what the reader seeks to. Object 1 must be the
@@ -447,6 +486,16 @@ func TestExtractPDF(t *testing.T) {
 				"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 			})
 		}, rows: 1, contains: []string{"The warranty period is 24 months."}},
+		{name: "unreadable page is skipped", file: "partial.pdf", pdf: func(t *testing.T) []byte {
+			return pdfFile(t, []string{
+				"<< /Type /Catalog /Pages 2 0 R >>",
+				"<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>",
+				"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>",
+				"<< /Length 3 /Filter /NoSuchFilter >>\nstream\nabc\nendstream",
+				"<< /Type /Page /Parent 2 0 R /Contents 6 0 R >>",
+				pdfStream(t, fact, false),
+			})
+		}, rows: 2, contains: []string{"The warranty period is 24 months."}},
 		{name: "text cap stops interpretation", file: "cap.pdf", pdf: func(t *testing.T) []byte {
 			return buildPDF(t, true, "BT /F1 12 Tf "+strings.Repeat("(0123456789) Tj ", 10000)+"ET")
 		}, rows: 1, contains: []string{"0123456789"}, lim: Limits{MaxTextBytes: 100}},
@@ -488,6 +537,12 @@ func TestExtractPDFMalformedCleansUp(t *testing.T) {
 		{"catalog offset points elsewhere", corruptFirstXrefEntry(t, good)},
 		{"missing catalog", bytes.Replace(good, []byte("/Root 1 0 R"), []byte("/Root 9 0 R"), 1)},
 		{"header only", []byte("%PDF-1.4\n")},
+		{"only page unreadable", pdfFile(t, []string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>",
+			"<< /Length 3 /Filter /NoSuchFilter >>\nstream\nabc\nendstream",
+		})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,190 @@
+// Command mockserver serves the contract as a stateful mock: see README.md
+// ("The mock server") and `mockserver --help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"contractkit/fixtures"
+	"contractkit/mockserver"
+)
+
+func main() {
+	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "mockserver:", err)
+		os.Exit(2)
+	}
+	if m.listMutants {
+		m.printMutants()
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := m.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "mockserver:", err)
+		os.Exit(1)
+	}
+}
+
+// Main is the program, reusable by tests: ParseFlags, then Run until ctx ends.
+type Main struct {
+	Stdout, Stderr io.Writer
+
+	cfg         mockserver.Config
+	addr        string
+	fixtures    string
+	logLevel    string
+	listMutants bool
+	keys        keyList
+	// Addr is the address actually listened on, set by Run (for port 0).
+	Addr chan string
+}
+
+// keyList is the repeatable --api-key flag.
+type keyList []string
+
+func (k *keyList) String() string { return fmt.Sprintf("%d key(s)", len(*k)) }
+func (k *keyList) Set(v string) error {
+	for _, key := range strings.Split(v, ",") {
+		if key = strings.TrimSpace(key); key != "" {
+			*k = append(*k, key)
+		}
+	}
+	return nil
+}
+
+// envPrefix names the environment variable of each flag: --train-duration
+// is MOCK_TRAIN_DURATION.
+const envPrefix = "MOCK_"
+
+// ParseFlags reads args, then the environment for every flag not given.
+func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
+	fs := flag.NewFlagSet("mockserver", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.StringVar(&m.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
+	fs.Var(&m.keys, "api-key", "accepted API `KEY`, repeatable (each key is its own account; env: comma-separated); none: a development key is printed at start-up")
+	fs.Int64Var(&m.cfg.Seed, "seed", 1, "seed `N` for generated data: the same seed gives the same data")
+	fs.DurationVar(&m.cfg.TrainDuration, "train-duration", 5*time.Second, "how long a new model trains; 0 means ready at once")
+	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
+	fs.StringVar(&m.fixtures, "fixtures", "default", "preload every account from `DIR` (set.json or default.json plus files/); \"default\" uses the built-in set, \"none\" starts empty")
+	fs.DurationVar(&m.cfg.Latency, "latency", 0, "delay added to every /api/v1 answer")
+	fs.Float64Var(&m.cfg.ErrorRate, "error-rate", 0, "share `F` (0..1) of /api/v1 requests answered with a random 500")
+	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")
+	fs.DurationVar(&m.cfg.TokenInterval, "token-interval", 20*time.Millisecond, "pause between streamed tokens")
+	fs.StringVar(&m.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn, error")
+	fs.StringVar(&m.cfg.Break, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
+	fs.BoolVar(&m.listMutants, "list-mutants", false, "list the mutants of --break and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: mockserver [flags]\n\nA stateful mock of the Model, Dataset, Conversation, Evaluation and Inference Service API v1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --train-duration: %sTRAIN_DURATION).\n\nFlags:\n", envPrefix, envPrefix)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(env); v != "" && !given[f.Name] && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s=%q: %v", env, v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return envErr
+	}
+	if m.cfg.TrainDuration < 0 || m.cfg.EvalDuration < 0 || m.cfg.Latency < 0 || m.cfg.TokenInterval < 0 {
+		return errors.New("durations must not be negative")
+	}
+	if m.cfg.RateLimit < 0 {
+		return errors.New("--rate-limit must not be negative")
+	}
+	m.cfg.Keys = m.keys
+	return nil
+}
+
+// Run serves until ctx ends, then shuts down gracefully: open streams get a
+// closing event and [DONE], in-flight requests get up to 5 seconds.
+func (m *Main) Run(ctx context.Context) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(m.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level}))
+	m.cfg.Logger = log
+	switch m.fixtures {
+	case "none":
+	case "default", "":
+		b := fixtures.Default()
+		m.cfg.Fixtures = &b
+	default:
+		b, err := fixtures.Load(m.fixtures)
+		if err != nil {
+			return fmt.Errorf("--fixtures: %w", err)
+		}
+		m.cfg.Fixtures = &b
+	}
+	srv, err := mockserver.New(m.cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", m.addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	hs.RegisterOnShutdown(srv.Shutdown)
+	if len(m.keys) == 0 {
+		fmt.Fprintf(m.Stdout, "No --api-key given: use the development key %s\n", mockserver.DevKey)
+	}
+	fmt.Fprintf(m.Stdout, "mockserver listening on http://%s (%d account(s))\n", ln.Addr(), max(len(m.keys), 1))
+	if m.Addr != nil {
+		m.Addr <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	srv.Shutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func (m *Main) printMutants() {
+	for _, mu := range mockserver.Mutants() {
+		kind := "mutant"
+		if mu.Valid {
+			kind = "valid"
+		}
+		fmt.Fprintf(m.Stdout, "%-34s %-6s %-13s %s\n", mu.Name, kind, mu.Area, mu.Breaks)
+	}
+}

@@ -1,0 +1,56 @@
+package mockserver
+
+import (
+	"net/http"
+	"time"
+
+	"contractkit/mockserver/apierr"
+)
+
+// admin serves the controls outside /api/v1, guarded by the same keys and
+// acting on the caller's own account only:
+//
+//	POST /admin/reset            empty the account and preload the fixtures again
+//	GET  /admin/state            the account's whole state
+//	POST /admin/advance?by=30s   move the account's clock forward (no "by": finish everything now)
+func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
+	account, err := s.authenticate(r)
+	if err != nil {
+		apierr.Write(w, s.log, err)
+		return
+	}
+	route := r.Method + " " + r.URL.Path
+	switch route {
+	case "POST /admin/reset":
+		a := s.store.Reset(account)
+		if err := s.preload(a); err != nil {
+			apierr.Write(w, s.log, err)
+			return
+		}
+		apierr.WriteData(w, map[string]string{"message": "Account reset"})
+	case "GET /admin/state":
+		apierr.WriteData(w, s.store.Account(account).Dump())
+	case "POST /admin/advance":
+		a := s.store.Account(account)
+		var by time.Duration
+		if v := r.URL.Query().Get("by"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 || d > 365*24*time.Hour {
+				apierr.Write(w, s.log, apierr.New(apierr.Invalid, "by: a positive duration such as 30s or 5m, at most a year"))
+				return
+			}
+			a.Advance(d)
+			by = d
+		} else {
+			by = a.FinishAll()
+		}
+		apierr.WriteData(w, map[string]string{"message": "Clock advanced", "advanced_by": by.String(), "clock_offset": a.Clock().Offset().String()})
+	default:
+		switch r.URL.Path {
+		case "/admin/reset", "/admin/state", "/admin/advance":
+			apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
+		default:
+			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such admin endpoint: %s", r.URL.Path))
+		}
+	}
+}

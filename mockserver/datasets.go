@@ -1,0 +1,209 @@
+package mockserver
+
+import (
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"contractkit/mockserver/apierr"
+	"contractkit/mockserver/retrieval"
+	"contractkit/mockserver/store"
+)
+
+// Multipart bounds (D-15). Text kept for answering is budgeted per request
+// so that a hundred large files cannot pin hundreds of MiB.
+const (
+	maxFieldBytes    = 16 << 10
+	maxParts         = 1000
+	maxKeptTextBytes = 32 << 20
+	maxURLs          = 100
+	maxTags          = 50
+	maxFileNameRunes = 255
+)
+
+// form is a multipart request read as a stream: fields are bounded strings,
+// file parts are extracted (text kept, bytes discarded) as they arrive.
+type form struct {
+	fields map[string][]string
+	upload store.Upload
+}
+
+func (f *form) first(names ...string) (string, bool) {
+	for _, n := range names {
+		if v := f.fields[n]; len(v) > 0 {
+			return v[0], true
+		}
+	}
+	return "", false
+}
+
+func (s *Server) readForm(c *call) (*form, error) {
+	mr, err := c.r.MultipartReader()
+	if err != nil {
+		return nil, apierr.New(apierr.BadRequest, "body is not a readable multipart/form-data body")
+	}
+	f := &form{fields: map[string][]string{}}
+	files, budget := 0, int64(maxKeptTextBytes)
+	for parts := 0; ; parts++ {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return f, nil
+		}
+		if err != nil {
+			return nil, multipartError(err)
+		}
+		if parts >= maxParts {
+			return nil, apierr.New(apierr.TooLarge, "more than %d multipart parts", maxParts)
+		}
+		name := p.FormName()
+		if p.FileName() == "" && name != "files" && name != "file" {
+			v, err := readField(p, name)
+			if err != nil {
+				return nil, err
+			}
+			f.fields[name] = append(f.fields[name], v)
+			continue
+		}
+		// "file" is what some real clients retry with; accept it quietly.
+		if name != "files" && name != "file" {
+			_, _ = io.Copy(io.Discard, p)
+			continue
+		}
+		if files++; files > MaxFiles {
+			return nil, apierr.New(apierr.TooLarge, "files: at most %d files per request", MaxFiles)
+		}
+		label := fileLabel(p.FileName(), files)
+		doc, err := retrieval.Extract(label, p, retrieval.Limits{MaxFileBytes: MaxFileBytes, MaxTextBytes: max(budget, 1)})
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			return nil, multipartError(err)
+		case err != nil:
+			f.upload.Failed = append(f.upload.Failed, label)
+		default:
+			budget -= int64(len(doc.Text))
+			f.upload.Docs = append(f.upload.Docs, doc)
+		}
+	}
+}
+
+func multipartError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return apierr.New(apierr.TooLarge, "request body exceeds %d MiB", MaxMultipartBody>>20)
+	}
+	return apierr.New(apierr.BadRequest, "body is not a readable multipart/form-data body")
+}
+
+func readField(p *multipart.Part, name string) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
+	if err != nil {
+		return "", multipartError(err)
+	}
+	if len(b) > maxFieldBytes {
+		return "", apierr.New(apierr.Invalid, "%s: at most %d bytes", bound(name, 40), maxFieldBytes)
+	}
+	if !utf8.Valid(b) {
+		return "", apierr.New(apierr.Invalid, "%s: must be UTF-8 text", bound(name, 40))
+	}
+	return string(b), nil
+}
+
+// fileLabel is the name a file is reported under: the base of the client's
+// file name, bounded. It is a label only, never a path on this machine.
+func fileLabel(name string, n int) string {
+	name = path.Base(strings.ReplaceAll(name, `\`, "/"))
+	if name == "." || name == "/" || name == "" {
+		name = "file-" + strconv.Itoa(n)
+	}
+	if r := []rune(name); len(r) > maxFileNameRunes {
+		name = string(r[:maxFileNameRunes])
+	}
+	return name
+}
+
+func (s *Server) createDataset(c *call) (any, error) {
+	f, err := s.readForm(c)
+	if err != nil {
+		return nil, err
+	}
+	name, _ := f.first("dataset_name", "name")
+	name = strings.TrimSpace(name)
+	if err := checkLength("dataset_name", name, 1, 255); err != nil {
+		return nil, err
+	}
+	desc, _ := f.first("description")
+	if err := checkLength("description", desc, 0, 4000); err != nil {
+		return nil, err
+	}
+	urls, err := splitURLs(f.fields["urls"])
+	if err != nil {
+		return nil, err
+	}
+	tags := splitList(f.fields["tags"], ",\n")
+	if len(tags) > maxTags {
+		return nil, apierr.New(apierr.Invalid, "tags: at most %d tags", maxTags)
+	}
+	return c.account.CreateDataset(store.DatasetInput{Name: name, Description: desc, Tags: tags, URLs: urls, Upload: f.upload})
+}
+
+func (s *Server) uploadDatasetFiles(c *call) (any, error) {
+	f, err := s.readForm(c)
+	if err != nil {
+		return nil, err
+	}
+	id, ok := f.first("dataset_id")
+	if !ok || strings.TrimSpace(id) == "" {
+		return nil, apierr.New(apierr.Invalid, "dataset_id: required")
+	}
+	if len(f.upload.Docs)+len(f.upload.Failed) == 0 {
+		return nil, apierr.New(apierr.Invalid, "files: at least one file part is required")
+	}
+	return c.account.AddFiles(strings.TrimSpace(id), f.upload)
+}
+
+func checkLength(field, v string, lo, hi int) error {
+	n := utf8.RuneCountInString(v)
+	switch {
+	case n < lo && lo == 1:
+		return apierr.New(apierr.Invalid, "%s: required", field)
+	case n < lo:
+		return apierr.New(apierr.Invalid, "%s: at least %d characters", field, lo)
+	case n > hi:
+		return apierr.New(apierr.Invalid, "%s: at most %d characters (got %d)", field, hi, n)
+	}
+	return nil
+}
+
+// splitList splits repeated fields on any of seps, dropping blanks (D-08).
+func splitList(values []string, seps string) []string {
+	var out []string
+	for _, v := range values {
+		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
+}
+
+func splitURLs(values []string) ([]string, error) {
+	urls := splitList(values, ", \n\t\r")
+	if len(urls) > maxURLs {
+		return nil, apierr.New(apierr.Invalid, "urls: at most %d URLs", maxURLs)
+	}
+	for _, u := range urls {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, apierr.New(apierr.Invalid, "urls: %q is not an absolute http(s) URL", bound(u, 80))
+		}
+	}
+	return urls, nil
+}

@@ -1,0 +1,196 @@
+// Package mockserver is a stateful stand-in for the service: every operation
+// of the contract (spec.Strict), state per API key, the training and
+// evaluation state machines, answers streamed over Server-Sent Events from
+// the files a user uploaded, and controls that let a client force errors,
+// delays and stream faults.
+//
+// Every /api/v1 request passes, in this order: CORS, authentication, rate
+// limiting, routing, the client's controls (Prefer, delay), validation against
+// the contract, the handler. Every answer, errors and recovered panics
+// included, is the seed's JSON envelope — except a successful inference
+// stream.
+package mockserver
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"contractkit/fixtures"
+	"contractkit/mockserver/apierr"
+	"contractkit/mockserver/lifecycle"
+	"contractkit/mockserver/retrieval"
+	"contractkit/mockserver/store"
+	"contractkit/spec"
+)
+
+// Config configures a Server. The zero value of a field is its default.
+type Config struct {
+	// Keys are the accepted API keys; each is its own account.
+	Keys []string
+	// Seed makes generated data reproducible.
+	Seed int64
+	// TrainDuration is how long a new model trains (0: ready at once).
+	TrainDuration time.Duration
+	// EvalDuration is how long a started evaluation runs.
+	EvalDuration time.Duration
+	// Fixtures preload every account (and every reset); nil preloads nothing.
+	Fixtures *fixtures.Bundle
+	// Latency is added to every /api/v1 answer.
+	Latency time.Duration
+	// ErrorRate is the share (0..1) of /api/v1 requests answered with a 500.
+	ErrorRate float64
+	// RateLimit is requests per second per key (0: unlimited).
+	RateLimit int
+	// TokenInterval paces streamed tokens like a real model.
+	TokenInterval time.Duration
+	// Clock drives trainings and evaluations (tests inject a fake).
+	Clock lifecycle.Clock
+	// Logger receives one line per request; keys are never logged.
+	Logger *slog.Logger
+	// Break names one deliberate contract violation (mutation testing).
+	Break string
+}
+
+// Limits the server enforces (D-15).
+const (
+	MaxJSONBody      = 1 << 20   // bytes of a JSON request body
+	MaxMultipartBody = 100 << 20 // bytes of a multipart request body
+	MaxFileBytes     = 50 << 20  // bytes of one uploaded file
+	MaxFiles         = 100       // file parts in one request
+	MaxJSONDepth     = 64        // nesting of a JSON body
+	MaxDelay         = 60 * time.Second
+)
+
+// Server is the mock. It is an http.Handler; create it with New.
+type Server struct {
+	cfg      Config
+	contract *spec.Contract
+	store    *store.Store
+	log      *slog.Logger
+	keys     []keyEntry
+	limiter  *limiter
+	handlers map[string]handler
+	mutant   *mutant
+
+	randMu sync.Mutex // guards rng
+	rng    *rand.Rand
+
+	// shutdown is closed when the server begins shutting down, so open
+	// streams end cleanly instead of holding the process.
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
+}
+
+type keyEntry struct {
+	digest  [32]byte
+	account string
+}
+
+// DevKey is the key used when none is configured.
+const DevKey = "dev-key-change-me"
+
+// New builds a server; it preloads every account with cfg.Fixtures.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.Keys) == 0 {
+		cfg.Keys = []string{DevKey}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = lifecycle.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ErrorRate < 0 || cfg.ErrorRate > 1 {
+		return nil, fmt.Errorf("error rate %v: must be within 0..1", cfg.ErrorRate)
+	}
+	mut, err := lookupMutant(cfg.Break)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		contract: spec.Strict(),
+		log:      cfg.Logger,
+		limiter:  newLimiter(cfg.RateLimit, cfg.Clock),
+		mutant:   mut,
+		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
+		shutdown: make(chan struct{}),
+		store: store.New(store.Config{
+			Clock: cfg.Clock, TrainDuration: cfg.TrainDuration, EvalDuration: cfg.EvalDuration, Seed: cfg.Seed,
+			Limits: retrieval.Limits{MaxFileBytes: MaxFileBytes},
+		}),
+	}
+	seen := map[string]bool{}
+	for i, k := range cfg.Keys {
+		if k == "" || seen[k] {
+			return nil, fmt.Errorf("api key %d: empty or repeated", i+1)
+		}
+		seen[k] = true
+		s.keys = append(s.keys, keyEntry{digest: sha256.Sum256([]byte(k)), account: fmt.Sprintf("account-%d", i+1)})
+	}
+	s.handlers = s.routes()
+	for _, op := range s.contract.Operations {
+		if s.handlers[op.ID] == nil {
+			return nil, fmt.Errorf("operation %s has no handler", op.ID)
+		}
+	}
+	for _, k := range s.keys {
+		if err := s.preload(s.store.Account(k.account)); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Server) preload(a *store.Account) error {
+	if s.cfg.Fixtures == nil {
+		return nil
+	}
+	return a.Preload(*s.cfg.Fixtures)
+}
+
+// Shutdown ends open streams; call it when the http.Server shuts down
+// (http.Server.RegisterOnShutdown(s.Shutdown)).
+func (s *Server) Shutdown() { s.shutdownOnce.Do(func() { close(s.shutdown) }) }
+
+// authenticate maps an Authorization header to an account. Every configured
+// key is compared, in constant time over fixed-length digests, so neither the
+// position of a match nor the key's length shows in the timing.
+func (s *Server) authenticate(r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if h == "" {
+		return "", apierr.New(apierr.Unauthorized, "Missing API key: send Authorization: Bearer <API_KEY>")
+	}
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", apierr.New(apierr.Unauthorized, "Malformed Authorization header: expected Bearer <API_KEY>")
+	}
+	digest := sha256.Sum256([]byte(token))
+	account := ""
+	for _, k := range s.keys {
+		if subtle.ConstantTimeCompare(digest[:], k.digest[:]) == 1 {
+			account = k.account
+		}
+	}
+	if account == "" {
+		return "", apierr.New(apierr.Unauthorized, "Invalid API key")
+	}
+	return account, nil
+}
+
+func (s *Server) chance(p float64) bool {
+	if p <= 0 {
+		return false
+	}
+	s.randMu.Lock()
+	defer s.randMu.Unlock()
+	return s.rng.Float64() < p
+}

@@ -1,0 +1,57 @@
+package spec
+
+import (
+	"strings"
+
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+)
+
+// Describe turns libopenapi-validator errors into one readable line per
+// problem, "field: rule" ("temperature: maximum: got 1.5, want 1"). Every
+// problem is kept, not only the first; the referenced schema and the
+// offending document are never echoed, so a line is safe to show a client.
+func Describe(errs []*verrors.ValidationError) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		if len(e.SchemaValidationErrors) > 0 {
+			for _, f := range e.SchemaValidationErrors {
+				add(fieldName(f.FieldPath, e.ParameterName) + ": " + f.Reason)
+			}
+			continue
+		}
+		msg := e.Message
+		if e.Reason != "" && !strings.Contains(msg, e.Reason) {
+			msg += ": " + e.Reason
+		}
+		if e.ParameterName != "" && !strings.Contains(msg, e.ParameterName) {
+			msg = e.ParameterName + ": " + msg
+		}
+		add(msg)
+	}
+	return out
+}
+
+// fieldName makes a JSONPath ("$.data.items[0].id") readable ("data.items[0].id").
+func fieldName(path, param string) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
+	switch {
+	case p != "" && param != "":
+		return param + "." + p
+	case p != "":
+		return p
+	case param != "":
+		return param
+	}
+	return "body"
+}
