@@ -1,0 +1,62 @@
+# The index of what a developer can do. `make help` lists the targets.
+SHELL := /bin/bash
+ADDR ?= 127.0.0.1:8080
+BASE_URL ?=
+API_KEY ?=
+API_KEY_2 ?=
+NODE_BIN := tools/node_modules/.bin
+GO_TEST_FLAGS ?=
+
+.PHONY: help run test vet lint-spec types go-test selftest clauses check-clauses conformance bench mutation build clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+run: ## start the mock server on ADDR (default 127.0.0.1:8080)
+	go run ./cmd/mockserver --addr $(ADDR)
+
+test: vet lint-spec types go-test selftest check-clauses ## everything CI runs
+
+vet: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	go vet ./...
+
+$(NODE_BIN)/spectral: tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund
+	@touch $@
+
+lint-spec: $(NODE_BIN)/spectral ## lint the contract with Spectral (spectral:oas)
+	$(NODE_BIN)/spectral lint spec/openapi.yaml --ruleset spec/.spectral.yaml --fail-severity error
+
+types: $(NODE_BIN)/spectral ## generate TypeScript types with openapi-typescript and compile a client against them
+	mkdir -p build
+	$(NODE_BIN)/openapi-typescript spec/openapi.yaml -o build/api.d.ts
+	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
+
+go-test: ## unit and integration tests with the race detector
+	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+
+selftest: ## run the conformance suite against a freshly started mock (it must pass)
+	bash scripts/selftest.sh
+
+clauses: ## regenerate conformance/CLAUSES.md from the code
+	go run ./cmd/conformance --clauses > conformance/CLAUSES.md
+
+check-clauses: ## fail when conformance/CLAUSES.md is stale
+	@diff -u conformance/CLAUSES.md <(go run ./cmd/conformance --clauses) || { echo "conformance/CLAUSES.md is stale: run make clauses"; exit 1; }
+
+conformance: ## run the suite: make conformance BASE_URL=... API_KEY=... [API_KEY_2=...]
+	@test -n "$(BASE_URL)" -a -n "$(API_KEY)" || { echo "usage: make conformance BASE_URL=http://host:port API_KEY=key [API_KEY_2=key2]"; exit 2; }
+	CONFORMANCE_API_KEY='$(API_KEY)' CONFORMANCE_API_KEY_2='$(API_KEY_2)' go run ./cmd/conformance --base-url $(BASE_URL)
+
+bench: ## benchmarks (speed and memory targets live here, not in tests)
+	go test -run '^$$' -bench . -benchmem ./...
+
+mutation: ## run the suite against every mutant and valid variant; fails if a mutant survives
+	go run ./cmd/mutation
+
+build: ## build both binaries into bin/
+	go build -o bin/ ./cmd/...
+
+clean:
+	rm -rf bin build reports

@@ -1,0 +1,448 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// excerptLimit bounds the request and response bodies shown in a report.
+const excerptLimit = 2048
+
+// curlBodyLimit bounds the body written into a curl command; a larger body
+// is elided (the check that sent it says how it was built).
+const curlBodyLimit = 8192
+
+// Auth says which Authorization header a request carries.
+type Auth int
+
+const (
+	// AuthKey sends "Bearer <the first account's key>" (the default).
+	AuthKey Auth = iota
+	// AuthKey2 sends "Bearer <the second account's key>".
+	AuthKey2
+	// AuthNone sends no Authorization header.
+	AuthNone
+	// AuthRaw sends Request.RawAuth verbatim (a wrong scheme, an unknown key).
+	AuthRaw
+)
+
+// Request is one HTTP request of a check. Exactly one of JSON, Body or
+// Form is set, or none for a request without a body.
+type Request struct {
+	Method string
+	// Path is the API path ("/api/v1/user/model/7"), joined to the base URL.
+	Path  string
+	Query url.Values
+	// JSON is marshalled as the body with Content-Type application/json.
+	JSON any
+	// Body is sent as is with ContentType.
+	Body        []byte
+	ContentType string
+	// Form is sent as multipart/form-data.
+	Form *Form
+	// Header holds extra request headers (Accept, ...).
+	Header http.Header
+	Auth   Auth
+	// RawAuth is the Authorization header value when Auth is AuthRaw.
+	RawAuth string
+}
+
+// Form is a multipart/form-data body: fields in order, then files.
+type Form struct {
+	Fields []FormField
+	Files  []FormFile
+}
+
+// FormField is one text part.
+type FormField struct{ Name, Value string }
+
+// FormFile is one file part. Source, when set, is the file's path relative
+// to the repository root, used to render a curl command that re-reads it.
+type FormFile struct {
+	Field, Name string
+	Content     []byte
+	Source      string
+}
+
+// Exchange is one request and its response as recorded for a report. Every
+// exported field is redacted: neither API key appears in it.
+type Exchange struct {
+	Method         string        `json:"method"`
+	URL            string        `json:"url"`
+	RequestHeader  http.Header   `json:"request_header"`
+	RequestBody    string        `json:"request_body,omitempty"`
+	Status         int           `json:"status"`
+	ResponseHeader http.Header   `json:"response_header,omitempty"`
+	ResponseBody   string        `json:"response_body,omitempty"`
+	Error          string        `json:"error,omitempty"`
+	Duration       time.Duration `json:"duration"`
+	Curl           string        `json:"curl"`
+
+	// path is the API path, for contract validation.
+	path string
+	// raw is the whole response body as received (not redacted); it is
+	// never rendered, only parsed.
+	raw []byte
+}
+
+// Raw returns the whole response body as received.
+func (x *Exchange) Raw() []byte { return x.raw }
+
+// Line is the one-line summary "METHOD URL → status".
+func (x *Exchange) Line() string {
+	if x == nil {
+		return "(no request)"
+	}
+	got := fmt.Sprint(x.Status)
+	if x.Error != "" {
+		got = "no response: " + x.Error
+	}
+	return fmt.Sprintf("%s %s → %s", x.Method, x.URL, got)
+}
+
+// String renders the exchange for a report: request, response and a curl
+// command that reproduces it.
+func (x *Exchange) String() string {
+	if x == nil {
+		return "(no request)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Request:  %s %s\n", x.Method, x.URL)
+	writeHeaders(&b, x.RequestHeader)
+	if x.RequestBody != "" {
+		fmt.Fprintf(&b, "  body: %s\n", indentTail(x.RequestBody))
+	}
+	if x.Error != "" {
+		fmt.Fprintf(&b, "Response: none (%s) after %s\n", x.Error, x.Duration.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(&b, "Response: %d %s after %s\n", x.Status, http.StatusText(x.Status), x.Duration.Round(time.Millisecond))
+		writeHeaders(&b, x.ResponseHeader)
+		if x.ResponseBody != "" {
+			fmt.Fprintf(&b, "  body: %s\n", indentTail(x.ResponseBody))
+		}
+	}
+	fmt.Fprintf(&b, "Reproduce:\n  %s\n", x.Curl)
+	return b.String()
+}
+
+func writeHeaders(b *strings.Builder, h http.Header) {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range h[k] {
+			fmt.Fprintf(b, "  %s: %s\n", k, v)
+		}
+	}
+}
+
+func indentTail(s string) string { return strings.ReplaceAll(s, "\n", "\n        ") }
+
+// Redactor removes the API keys from everything the suite reports.
+type Redactor struct {
+	secrets []secret
+}
+
+type secret struct{ value, label, envVar string }
+
+// NewRedactor redacts key (shown as $CONFORMANCE_API_KEY in curl commands)
+// and key2 (as $CONFORMANCE_API_KEY_2). Empty keys are ignored.
+func NewRedactor(key, key2 string) *Redactor {
+	r := &Redactor{}
+	if key != "" {
+		r.secrets = append(r.secrets, secret{key, "<redacted:api-key>", "$CONFORMANCE_API_KEY"})
+	}
+	if key2 != "" {
+		r.secrets = append(r.secrets, secret{key2, "<redacted:api-key-2>", "$CONFORMANCE_API_KEY_2"})
+	}
+	// The longer key first, so a key that contains the other is removed whole.
+	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i].value) > len(r.secrets[j].value) })
+	return r
+}
+
+// String replaces every occurrence of a key in s by a placeholder.
+func (r *Redactor) String(s string) string {
+	for _, k := range r.secrets {
+		s = strings.ReplaceAll(s, k.value, k.label)
+	}
+	return s
+}
+
+// Header returns a redacted copy of h.
+func (r *Redactor) Header(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		for _, v := range vs {
+			out[k] = append(out[k], r.String(v))
+		}
+	}
+	return out
+}
+
+// shellValue renders v as a shell word: a key becomes a reference to its
+// environment variable inside double quotes, anything else single-quoted.
+func (r *Redactor) shellValue(v string) string {
+	for _, k := range r.secrets {
+		if strings.Contains(v, k.value) {
+			parts := strings.Split(v, k.value)
+			for i, p := range parts {
+				parts[i] = doubleQuoteEscape(r.String(p))
+			}
+			return `"` + strings.Join(parts, k.envVar) + `"`
+		}
+	}
+	return shellQuote(v)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func doubleQuoteEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(s)
+}
+
+// Client sends the suite's requests and records each exchange. It is safe
+// for use by one spec at a time (Ginkgo runs the suite serially here).
+type Client struct {
+	base    *url.URL
+	key     string
+	key2    string
+	http    *http.Client
+	redact  *Redactor
+	timeout time.Duration
+
+	mu  sync.Mutex // guards log
+	log []*Exchange
+}
+
+// NewClient returns a client for base (the service base address). timeout
+// bounds each request that is not a stream.
+func NewClient(base *url.URL, key, key2 string, timeout time.Duration) *Client {
+	return &Client{
+		base:    base,
+		key:     key,
+		key2:    key2,
+		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		redact:  NewRedactor(key, key2),
+		timeout: timeout,
+	}
+}
+
+// Redactor returns the client's redactor.
+func (c *Client) Redactor() *Redactor { return c.redact }
+
+// Reset empties the exchange log (at the start of each check).
+func (c *Client) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log = nil
+}
+
+// Log returns the exchanges since the last Reset.
+func (c *Client) Log() []*Exchange {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*Exchange(nil), c.log...)
+}
+
+func (c *Client) record(x *Exchange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log = append(c.log, x)
+}
+
+// Do sends r and reads the whole response. A transport failure is recorded
+// in Exchange.Error (Status 0), never returned: checks report it.
+func (c *Client) Do(ctx context.Context, r Request) *Exchange {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	resp, x := c.send(ctx, r)
+	if resp == nil {
+		return x
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	c.finish(x, body, err)
+	return x
+}
+
+// Open sends r and returns the response with its body unread, for a
+// stream; the caller reads it and must call Finish with what it read.
+// cancel ends the request.
+func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *Exchange) {
+	return c.send(ctx, r)
+}
+
+// Finish records the body read from a response opened with Open.
+func (c *Client) Finish(x *Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
+
+func (c *Client) send(ctx context.Context, r Request) (*http.Response, *Exchange) {
+	body, contentType, shown, curlData, err := encodeBody(r)
+	u := c.url(r.Path, r.Query)
+	x := &Exchange{Method: r.Method, URL: c.redact.String(u), path: r.Path}
+	if err != nil {
+		x.Error = "building the request: " + err.Error()
+		c.record(x)
+		return nil, x
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, u, bytes.NewReader(body))
+	if err != nil {
+		x.Error = "building the request: " + err.Error()
+		c.record(x)
+		return nil, x
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	switch r.Auth {
+	case AuthKey:
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	case AuthKey2:
+		req.Header.Set("Authorization", "Bearer "+c.key2)
+	case AuthRaw:
+		req.Header["Authorization"] = []string{r.RawAuth}
+	}
+	x.RequestHeader = c.redact.Header(req.Header)
+	x.RequestBody = c.redact.String(excerpt(shown))
+	x.Curl = c.curl(r.Method, u, req.Header, curlData, r.Form)
+
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	x.Duration = time.Since(start)
+	if err != nil {
+		x.Error = c.redact.String(err.Error())
+		c.record(x)
+		return nil, x
+	}
+	x.Status = resp.StatusCode
+	x.ResponseHeader = c.redact.Header(resp.Header)
+	return resp, x
+}
+
+func (c *Client) finish(x *Exchange, body []byte, readErr error) {
+	x.raw = body
+	x.ResponseBody = c.redact.String(excerpt(string(body)))
+	if readErr != nil {
+		x.Error = "reading the body: " + c.redact.String(readErr.Error())
+	}
+	c.record(x)
+}
+
+func (c *Client) url(path string, q url.Values) string {
+	u := *c.base
+	u.Path = strings.TrimRight(u.Path, "/") + path
+	u.RawPath = ""
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// encodeBody returns the wire body, its content type, the text shown in a
+// report and the data for a curl command.
+func encodeBody(r Request) (body []byte, contentType, shown string, curlData []byte, err error) {
+	switch {
+	case r.Form != nil:
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		var parts []string
+		for _, f := range r.Form.Fields {
+			if err := w.WriteField(f.Name, f.Value); err != nil {
+				return nil, "", "", nil, err
+			}
+			parts = append(parts, fmt.Sprintf("%s=%q", f.Name, f.Value))
+		}
+		for _, f := range r.Form.Files {
+			h := make(textproto.MIMEHeader)
+			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, f.Field, f.Name))
+			h.Set("Content-Type", "application/octet-stream")
+			pw, err := w.CreatePart(h)
+			if err != nil {
+				return nil, "", "", nil, err
+			}
+			if _, err := pw.Write(f.Content); err != nil {
+				return nil, "", "", nil, err
+			}
+			parts = append(parts, fmt.Sprintf("%s=@%s (%d bytes)", f.Field, f.Name, len(f.Content)))
+		}
+		if err := w.Close(); err != nil {
+			return nil, "", "", nil, err
+		}
+		return buf.Bytes(), w.FormDataContentType(), "multipart/form-data: " + strings.Join(parts, ", "), nil, nil
+	case r.JSON != nil:
+		b, err := json.Marshal(r.JSON)
+		if err != nil {
+			return nil, "", "", nil, err
+		}
+		return b, "application/json", string(b), b, nil
+	case r.Body != nil:
+		return r.Body, r.ContentType, string(r.Body), r.Body, nil
+	}
+	return nil, "", "", nil, nil
+}
+
+func excerpt(s string) string {
+	if len(s) <= excerptLimit {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:excerptLimit], len(s))
+}
+
+// curl renders a command that repeats the request; the keys appear as
+// references to the environment variables that hold them.
+func (c *Client) curl(method, u string, h http.Header, data []byte, form *Form) string {
+	args := []string{"curl", "-sS", "-i"}
+	if method != http.MethodGet {
+		args = append(args, "-X", method)
+	}
+	args = append(args, c.redact.shellValue(u))
+	names := make([]string, 0, len(h))
+	for k := range h {
+		if form != nil && k == "Content-Type" {
+			continue // curl writes its own boundary
+		}
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range h[k] {
+			args = append(args, "-H", c.redact.shellValue(k+": "+v))
+		}
+	}
+	switch {
+	case form != nil:
+		for _, f := range form.Fields {
+			args = append(args, "--form-string", c.redact.shellValue(f.Name+"="+f.Value))
+		}
+		for _, f := range form.Files {
+			src := f.Source
+			if src == "" {
+				src = f.Name
+			}
+			args = append(args, "-F", shellQuote(fmt.Sprintf("%s=@%s;filename=%s", f.Field, src, f.Name)))
+		}
+	case len(data) > curlBodyLimit:
+		args = append(args, "--data-binary", shellQuote(fmt.Sprintf("@body-%dB.json", len(data))),
+			fmt.Sprintf("# a %d-byte body, not shown", len(data)))
+	case data != nil:
+		args = append(args, "--data-raw", c.redact.shellValue(string(data)))
+	}
+	return strings.Join(args, " ")
+}

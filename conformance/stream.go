@@ -1,0 +1,303 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Event is one Server-Sent Event as the WHATWG rules parse it.
+type Event struct {
+	// Name is the `event:` field ("" for the default "message").
+	Name string
+	// ID is the `id:` field.
+	ID string
+	// Data is the `data:` lines joined by "\n".
+	Data string
+}
+
+// doneMarker is the data of the event that ends an inference stream (seed §4.4).
+const doneMarker = "[DONE]"
+
+// ErrStalled is returned when a stream sends nothing for longer than its idle
+// limit.
+var ErrStalled = errors.New("the stream stalled: no data within the idle limit")
+
+// ReadEvents parses an event stream and calls each for every event, until
+// the reader ends, fails, or each returns false. It follows the WHATWG
+// event-stream rules: lines end in CRLF, LF or CR; lines starting with ':'
+// are comments; the fields are data, event, id and retry (a single space
+// after the colon is dropped); a blank line dispatches the event; an event
+// without data is not dispatched.
+func ReadEvents(r io.Reader, each func(Event) bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	sc.Split(scanSSELines)
+	var ev Event
+	var data []string
+	hasData := false
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			if hasData {
+				ev.Data = strings.Join(data, "\n")
+				if !each(ev) {
+					return nil
+				}
+			}
+			ev, data, hasData = Event{ID: ev.ID}, nil, false
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		field, value, found := strings.Cut(line, ":")
+		if found {
+			value = strings.TrimPrefix(value, " ")
+		}
+		switch field {
+		case "data":
+			data = append(data, value)
+			hasData = true
+		case "event":
+			ev.Name = value
+		case "id":
+			if !strings.Contains(value, "\x00") {
+				ev.ID = value
+			}
+		}
+		// retry and unknown fields are ignored, as the rules say.
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	// At the end of the stream an event not followed by a blank line is
+	// discarded by the WHATWG rules; a server that ends `data: [DONE]`
+	// without the blank line is still understood here, because the seed
+	// speaks of "the line data: [DONE]".
+	if hasData {
+		ev.Data = strings.Join(data, "\n")
+		each(ev)
+	}
+	return nil
+}
+
+// scanSSELines splits on CRLF, LF or a lone CR.
+func scanSSELines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if atEOF && len(data) == 0 {
+		return 0, nil, nil
+	}
+	if i := bytes.IndexAny(data, "\r\n"); i >= 0 {
+		if data[i] == '\n' {
+			return i + 1, data[:i], nil
+		}
+		// A CR: followed by LF, the pair is one line end. At the end of the
+		// buffered data, wait for more to know.
+		if i+1 < len(data) {
+			if data[i+1] == '\n' {
+				return i + 2, data[:i], nil
+			}
+			return i + 1, data[:i], nil
+		}
+		if !atEOF {
+			return 0, nil, nil
+		}
+		return i + 1, data[:i], nil
+	}
+	if atEOF {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+// Stream is an inference stream as read by the suite.
+type Stream struct {
+	// Events are the dispatched events, [DONE] included.
+	Events []Event
+	// Chunks are the JSON values of the data events before [DONE].
+	Chunks []any
+	// Done reports that an event with data [DONE] was read.
+	Done bool
+	// AfterDone counts the events after [DONE].
+	AfterDone int
+	// NotJSON lists the data of events that are neither JSON nor [DONE].
+	NotJSON []string
+	// Err is why reading stopped early (a stall, the deadline, a broken
+	// connection), nil when the stream ended.
+	Err error
+	// Raw is what was read, for the report.
+	Raw []byte
+}
+
+// ReadStream reads an event stream from body until it ends. It gives up when
+// nothing arrives for idle, and cancel (which must abort the request body,
+// for instance the request context's cancel) is called to unblock the read;
+// ctx's deadline bounds the whole stream the same way.
+func ReadStream(body io.Reader, idle time.Duration, cancel context.CancelFunc) *Stream {
+	s := &Stream{}
+	var raw bytes.Buffer
+	var stalled atomic.Bool
+	timer := time.AfterFunc(idle, func() {
+		stalled.Store(true)
+		cancel()
+	})
+	defer timer.Stop()
+	r := &watchedReader{r: io.TeeReader(body, &raw), onData: func() { timer.Reset(idle) }}
+	err := ReadEvents(r, func(ev Event) bool {
+		s.Events = append(s.Events, ev)
+		switch {
+		case s.Done:
+			s.AfterDone++
+		case strings.TrimSpace(ev.Data) == doneMarker:
+			s.Done = true
+		default:
+			var v any
+			dec := json.NewDecoder(strings.NewReader(ev.Data))
+			dec.UseNumber()
+			if dec.Decode(&v) != nil || dec.More() {
+				s.NotJSON = append(s.NotJSON, ev.Data)
+			} else {
+				s.Chunks = append(s.Chunks, v)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		if stalled.Load() {
+			err = fmt.Errorf("%w (%s); read so far: %d events", ErrStalled, idle, len(s.Events))
+		}
+		s.Err = err
+	}
+	s.Raw = raw.Bytes()
+	return s
+}
+
+type watchedReader struct {
+	r      io.Reader
+	onData func()
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 {
+		w.onData()
+	}
+	return n, err
+}
+
+// Text assembles the answer. With strict (decision D-03) it is the join of
+// the `content` of the `token` chunks. Otherwise, as real clients do, it is
+// the join of `token` and `delta` chunks, or else the text of a `message` or
+// `response` chunk (its `content` or `response` field).
+func (s *Stream) Text(strict bool) string {
+	var b strings.Builder
+	for _, c := range s.Chunks {
+		m, _ := c.(map[string]any)
+		t, _ := m["type"].(string)
+		if t == "token" || (!strict && t == "delta") {
+			content, _ := m["content"].(string)
+			b.WriteString(content)
+		}
+	}
+	if b.Len() > 0 || strict {
+		return b.String()
+	}
+	for _, c := range s.Chunks {
+		m, _ := c.(map[string]any)
+		t, _ := m["type"].(string)
+		if t != "message" && t != "response" {
+			continue
+		}
+		for _, k := range []string{"content", "response"} {
+			if text, ok := m[k].(string); ok && text != "" {
+				return text
+			}
+		}
+	}
+	return ""
+}
+
+// Problems lists the ways the stream breaks the declared rules of seed §4.4:
+// every event is a data line carrying JSON, the stream ends with
+// `data: [DONE]`, and the assembled text is not empty.
+func (s *Stream) Problems() []string {
+	var p []string
+	if s.Err != nil {
+		p = append(p, "reading the stream: "+s.Err.Error())
+	}
+	for _, d := range s.NotJSON {
+		p = append(p, fmt.Sprintf("event data is not JSON: %q", shorten(d, 120)))
+	}
+	switch {
+	case !s.Done:
+		p = append(p, "the stream did not end with `data: [DONE]`")
+	case s.AfterDone > 0:
+		p = append(p, fmt.Sprintf("%d event(s) after `data: [DONE]`", s.AfterDone))
+	}
+	if s.Err == nil && s.Text(false) == "" {
+		p = append(p, "the assembled answer text is empty (no token/delta chunk content, no message/response chunk)")
+	}
+	return p
+}
+
+// ChunkProblems lists the ways the chunks differ from decision D-03: every
+// chunk is an object with a `type` among status, context, token, done,
+// error; token chunks carry string `content`; no error chunk; a done chunk
+// is the last before [DONE]; the token text is not empty.
+func (s *Stream) ChunkProblems() []string {
+	var p []string
+	allowed := map[string]bool{"status": true, "context": true, "token": true, "done": true, "error": true}
+	lastType := ""
+	for i, c := range s.Chunks {
+		m, ok := c.(map[string]any)
+		if !ok {
+			p = append(p, fmt.Sprintf("chunk %d is not a JSON object", i+1))
+			continue
+		}
+		t, ok := m["type"].(string)
+		switch {
+		case !ok:
+			p = append(p, fmt.Sprintf("chunk %d has no string `type`", i+1))
+		case !allowed[t]:
+			p = append(p, fmt.Sprintf("chunk %d: type %q is not one of status, context, token, done, error", i+1, t))
+		case t == "token":
+			if _, ok := m["content"].(string); !ok {
+				p = append(p, fmt.Sprintf("chunk %d: a token chunk without string `content`", i+1))
+			}
+		case t == "error":
+			p = append(p, fmt.Sprintf("chunk %d: an error chunk: %v", i+1, m["message"]))
+		}
+		lastType = t
+	}
+	if lastType != "done" {
+		p = append(p, fmt.Sprintf("the last chunk before [DONE] has type %q, want \"done\"", lastType))
+	}
+	if s.Text(true) == "" {
+		p = append(p, "no text in `token` chunks")
+	}
+	return p
+}
+
+// DoneChunk returns the `done` chunk, or nil.
+func (s *Stream) DoneChunk() map[string]any {
+	for i := len(s.Chunks) - 1; i >= 0; i-- {
+		if m, ok := s.Chunks[i].(map[string]any); ok && m["type"] == "done" {
+			return m
+		}
+	}
+	return nil
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,20 @@
+// Compiled by `make types` against the types openapi-typescript generates
+// from spec/openapi.yaml: proof that a frontend can type its client with them.
+import type { components, paths } from "../build/api";
+
+type Model = components["schemas"]["Model"];
+type Envelope<T> = { status: "success"; data: T };
+
+export function modelName(env: Envelope<Model>): string {
+  return env.data.name;
+}
+
+export type ListModels = paths["/api/v1/user/model"]["get"]["responses"][200]["content"]["application/json"];
+export type Chunk = components["schemas"]["InferenceChunk"];
+export type Status = components["schemas"]["EvaluationStatus"];
+
+export const statuses: Status[] = ["pending", "running", "completed", "failed"];
+
+export function tokenText(chunks: Chunk[]): string {
+  return chunks.filter((c) => c.type === "token").map((c) => c.content ?? "").join("");
+}
