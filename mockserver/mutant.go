@@ -19,6 +19,10 @@ type mutant struct {
 	// Valid marks a variant a conforming server may show: the suite must pass it.
 	Valid bool
 
+	// Request changes a request before anything else sees it.
+	Request func(r *http.Request)
+	// Wrap replaces the handler of an operation.
+	Wrap func(op string, next handler) handler
 	// AcceptKey lets a request through authentication despite err.
 	AcceptKey func(r *http.Request, err error) bool
 	// SkipValidation lets a request through validation despite err.
@@ -56,6 +60,15 @@ func lookupMutant(name string) (*mutant, error) {
 		}
 	}
 	return nil, fmt.Errorf("--break %q: no such mutant (see --list-mutants)", name)
+}
+
+func (m *mutant) wrapHandlers(hs map[string]handler) {
+	if m == nil || m.Wrap == nil {
+		return
+	}
+	for op, h := range hs {
+		hs[op] = m.Wrap(op, h)
+	}
 }
 
 func (m *mutant) skipsAuth(r *http.Request, err error) bool {

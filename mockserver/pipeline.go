@@ -58,6 +58,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := http.ResponseWriter(rec)
 	if s.mutant != nil {
+		if s.mutant.Request != nil {
+			s.mutant.Request(r)
+		}
 		mw := s.mutant.wrap(rec, r)
 		defer mw.finish()
 		out = mw

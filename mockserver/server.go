@@ -136,6 +136,7 @@ func New(cfg Config) (*Server, error) {
 		s.keys = append(s.keys, keyEntry{digest: sha256.Sum256([]byte(k)), account: fmt.Sprintf("account-%d", i+1)})
 	}
 	s.handlers = s.routes()
+	s.mutant.wrapHandlers(s.handlers)
 	for _, op := range s.contract.Operations {
 		if s.handlers[op.ID] == nil {
 			return nil, fmt.Errorf("operation %s has no handler", op.ID)

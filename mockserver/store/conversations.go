@@ -165,3 +165,14 @@ func compareStrings(x, y string) int {
 
 // newID returns a conversation or message id: a random UUID (D-20).
 func newID() string { return uuid.NewString() }
+
+// Conversation returns one conversation.
+func (a *Account) Conversation(id string) (ConversationView, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, err := a.conversation(id)
+	if err != nil {
+		return ConversationView{}, err
+	}
+	return c.view(), nil
+}
