@@ -52,8 +52,8 @@ conformance: ## run the suite: make conformance BASE_URL=... API_KEY=... [API_KE
 bench: ## benchmarks (speed and memory targets live here, not in tests)
 	go test -run '^$$' -bench . -benchmem ./...
 
-mutation: ## run the suite against every mutant and valid variant; fails if a mutant survives
-	go run ./cmd/mutation
+mutation: build ## run the suite against every mutant and valid variant; fails if a mutant survives
+	bin/mutation --bin bin
 
 build: ## build both binaries into bin/
 	go build -o bin/ ./cmd/...
