@@ -18,6 +18,10 @@ type mutant struct {
 	Breaks string
 	// Valid marks a variant a conforming server may show: the suite must pass it.
 	Valid bool
+	// Decided names the decision (spec/DECISIONS.md) a mutant breaks when
+	// the rule is ours, not the seed's: the suite reports such a difference
+	// and fails it only with --strict, so the mutant is run with --strict.
+	Decided string
 
 	// Request changes a request before anything else sees it.
 	Request func(r *http.Request)
@@ -36,15 +40,15 @@ type mutant struct {
 
 // Mutant describes one mutant for listings (make mutation).
 type Mutant struct {
-	Name, Area, Breaks string
-	Valid              bool
+	Name, Area, Breaks, Decided string
+	Valid                       bool
 }
 
 // Mutants lists every mutant and valid variant, sorted by name.
 func Mutants() []Mutant {
 	var out []Mutant
 	for _, m := range mutants {
-		out = append(out, Mutant{Name: m.Name, Area: m.Area, Breaks: m.Breaks, Valid: m.Valid})
+		out = append(out, Mutant{Name: m.Name, Area: m.Area, Breaks: m.Breaks, Decided: m.Decided, Valid: m.Valid})
 	}
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out

@@ -159,8 +159,8 @@ func label(r result) string {
 
 // runOne starts the mock with one mutant on a free loopback port and runs
 // the suite against it with two accounts.
-func runOne(cfg config, m mockserver.Mutant) result {
-	res := result{Mutant: m}
+func runOne(cfg config, m mockserver.Mutant) (res result) {
+	res.Mutant = m
 	begin := time.Now()
 	defer func() { res.duration = time.Since(begin) }()
 	port, err := freePort()
@@ -185,8 +185,11 @@ func runOne(cfg config, m mockserver.Mutant) result {
 		res.err = fmt.Errorf("mock did not start: %v: %s", err, lastLine(mockOut.String()))
 		return res
 	}
-	suite := exec.CommandContext(ctx, filepath.Join(cfg.bin, "conformance"), "--base-url", "http://"+addr,
-		"--timeout", cfg.timeout.String())
+	args := []string{"--base-url", "http://" + addr, "--timeout", cfg.timeout.String()}
+	if m.Decided != "" {
+		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
+	}
+	suite := exec.CommandContext(ctx, filepath.Join(cfg.bin, "conformance"), args...)
 	suite.Env = append(os.Environ(), "CONFORMANCE_API_KEY=mutation-key-a", "CONFORMANCE_API_KEY_2=mutation-key-b")
 	var suiteOut bytes.Buffer
 	suite.Stdout, suite.Stderr = &suiteOut, &suiteOut
@@ -222,7 +225,7 @@ func render(results []result, took time.Duration) string {
 	})
 	var b strings.Builder
 	killed, mutants, passed, variants := 0, 0, 0, 0
-	b.WriteString("| name | area | what it breaks | expected | outcome | first failed check |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| name | area | what it breaks | rule | expected | outcome | first failed check |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		if r.Valid {
 			variants++
@@ -239,7 +242,14 @@ func render(results []result, took time.Duration) string {
 		if len(r.failures) > 0 && !r.Valid {
 			first = strings.ReplaceAll(r.failures[0], "|", "\\|")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", label(r), r.Area, r.Breaks, r.expected(), r.outcome(), first)
+		rule := "declared"
+		if r.Decided != "" {
+			rule = r.Decided + " (--strict)"
+		}
+		if r.Valid {
+			rule = "-"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", label(r), r.Area, r.Breaks, rule, r.expected(), r.outcome(), first)
 	}
 	fmt.Fprintf(&b, "\nScore: %d/%d mutants killed; %d/%d valid variants (baseline included) passed; %s.\n",
 		killed, mutants, passed, variants, took.Round(time.Second))

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -10,7 +11,9 @@ import (
 )
 
 type conversation struct {
-	id        string
+	id string
+	// seq orders conversations created within one clock tick (newest first).
+	seq       int64
 	modelID   int64
 	title     string
 	createdAt time.Time
@@ -65,7 +68,7 @@ func (a *Account) CreateConversation(modelID int64, title string) (ConversationV
 		return ConversationView{}, apierr.New(apierr.NotFound, "model %d not found", modelID)
 	}
 	now := a.now()
-	c := &conversation{id: newID(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
+	c := &conversation{id: newID(), seq: a.store.nextID(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
 	a.conversations[c.id] = c
 	return c.view(), nil
 }
@@ -88,7 +91,7 @@ func (a *Account) Conversations(modelID string, limit, offset int) ([]Conversati
 		if c := y.createdAt.Compare(x.createdAt); c != 0 {
 			return c
 		}
-		return compareStrings(y.id, x.id)
+		return cmp.Compare(y.seq, x.seq)
 	})
 	out := []ConversationView{}
 	for i := offset; i < len(all) && len(out) < limit; i++ {
@@ -151,16 +154,6 @@ func (a *Account) conversation(id string) (*conversation, error) {
 func (c *conversation) appendMessage(role, content string, at time.Time) {
 	c.messages = append(c.messages, message{id: newID(), role: role, content: content, createdAt: at})
 	c.updatedAt = at
-}
-
-func compareStrings(x, y string) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // newID returns a conversation or message id: a random UUID (D-20).

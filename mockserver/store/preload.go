@@ -64,7 +64,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 		}
 		// Older conversations first, a minute apart, so "newest first" has meaning.
 		at := now.Add(-time.Duration(len(b.Set.Conversations)-i) * time.Minute)
-		c := &conversation{id: newID(), modelID: m.id, title: fc.Title, createdAt: at, updatedAt: at}
+		c := &conversation{id: newID(), seq: a.store.nextID(), modelID: m.id, title: fc.Title, createdAt: at, updatedAt: at}
 		for j, msg := range fc.Messages {
 			c.appendMessage(msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second))
 		}
