@@ -15,7 +15,7 @@ help: ## list the targets
 run: ## start the mock server on ADDR (default 127.0.0.1:8080)
 	go run ./cmd/mockserver --addr $(ADDR)
 
-test: vet lint-spec types go-test selftest check-clauses ## everything CI runs
+test: vet lint-spec types go-test selftest check-clauses mutation ## everything CI runs
 
 vet: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
