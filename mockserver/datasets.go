@@ -52,7 +52,7 @@ func (s *Server) readForm(c *call) (*form, error) {
 	files, budget := 0, int64(maxKeptTextBytes)
 	for parts := 0; ; parts++ {
 		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF { // only the final boundary; a wrapped EOF is a truncated body
 			return f, nil
 		}
 		if err != nil {
@@ -84,7 +84,7 @@ func (s *Server) readForm(c *call) (*form, error) {
 		switch {
 		case errors.As(err, &tooBig):
 			return nil, multipartError(err)
-		case err != nil:
+		case err != nil, doc.Size == 0: // an empty file is a failed file (D-16)
 			f.upload.Failed = append(f.upload.Failed, label)
 		default:
 			budget -= int64(len(doc.Text))

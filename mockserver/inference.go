@@ -115,6 +115,11 @@ func (s *Server) stream(c *call, reply store.Reply, meta map[string]any, fault s
 		}
 		return rc.Flush() == nil
 	}
+	shuttingDown := func() { // an open stream ends cleanly on shutdown
+		send(chunk{Type: "error", Message: "server is shutting down"})
+		_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
+		_ = rc.Flush()
+	}
 	wait := func(d time.Duration) bool { // false: stop streaming
 		if d <= 0 {
 			return !ctxDone(ctx)
@@ -127,9 +132,7 @@ func (s *Server) stream(c *call, reply store.Reply, meta map[string]any, fault s
 		case <-ctx.Done():
 			return false
 		case <-s.shutdown:
-			send(chunk{Type: "error", Message: "server is shutting down"})
-			_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
-			_ = rc.Flush()
+			shuttingDown()
 			return false
 		}
 	}
@@ -163,6 +166,7 @@ func (s *Server) stream(c *call, reply store.Reply, meta map[string]any, fault s
 			select {
 			case <-ctx.Done():
 			case <-s.shutdown:
+				shuttingDown()
 			}
 			return
 		}

@@ -120,6 +120,9 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	if m.cfg.RateLimit < 0 {
 		return errors.New("--rate-limit must not be negative")
 	}
+	if !(m.cfg.ErrorRate >= 0 && m.cfg.ErrorRate <= 1) { // NaN too
+		return fmt.Errorf("--error-rate %v: must be within 0..1", m.cfg.ErrorRate)
+	}
 	m.cfg.Keys = m.keys
 	return nil
 }

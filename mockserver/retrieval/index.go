@@ -323,7 +323,9 @@ func continues(prev, next string) bool {
 	if strings.ContainsRune(".!?:;", last) {
 		return false
 	}
-	first, _ := utf8.DecodeRuneInString(next)
+	// An opening bracket or quote does not start a new line of its own:
+	// "...web interface" + "(advisory NW-SA-2025-01)." is one sentence.
+	first, _ := utf8.DecodeRuneInString(strings.TrimLeft(next, "(['\"“‘"))
 	if !unicode.IsLower(first) {
 		return false
 	}

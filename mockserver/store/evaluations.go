@@ -301,9 +301,13 @@ func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string)
 	return a.evaluationView(e), nil
 }
 
+// evaluation finds an evaluation, brought to its state as of now: a run
+// whose time is up is finished for every action, not only for reads. The
+// caller holds a.mu.
 func (a *Account) evaluation(id string) (*evaluation, error) {
 	n, ok := parseID(id)
 	if e := a.evaluations[n]; ok && e != nil {
+		a.advance(e)
 		return e, nil
 	}
 	return nil, apierr.New(apierr.NotFound, "evaluation %s not found", quoteID(id))
