@@ -209,3 +209,12 @@ func TestJSONNames(t *testing.T) {
 		t.Errorf("Sample = %+v", s)
 	}
 }
+
+func TestFaithfulnessRefusesAChangedFigure(t *testing.T) {
+	ctx := []string{"The standard warranty period is 24 months from the date of delivery."}
+	good := Score(Sample{Question: "How long is the warranty?", Answer: "The standard warranty period is 24 months.", Contexts: ctx})
+	bad := Score(Sample{Question: "How long is the warranty?", Answer: "The standard warranty period is 36 months.", Contexts: ctx})
+	if good.Faithfulness != 1 || bad.Faithfulness != 0 {
+		t.Errorf("faithfulness: got %v (true figure) and %v (changed figure), want 1 and 0", good.Faithfulness, bad.Faithfulness)
+	}
+}
