@@ -82,7 +82,8 @@ func (e *env) check(behaviour string, c Class, body func(ctx SpecContext), decor
 	if len(c.Clauses) == 0 {
 		panic(fmt.Sprintf("conformance: check %q names no seed clause", behaviour))
 	}
-	args := append([]any{c.Labels()}, decorators...)
+	// Offset(1): the spec's location is the area file that called check.
+	args := append([]any{c.Labels(), Offset(1)}, decorators...)
 	args = append(args, func(ctx SpecContext) {
 		if c.Decision == "" {
 			body(ctx)
@@ -98,11 +99,17 @@ func (e *env) check(behaviour string, c Class, body func(ctx SpecContext), decor
 type Difference struct {
 	Decision string `json:"decision"`
 	Message  string `json:"message"`
+	// Curl reproduces the exchange that shows the difference, if any.
+	Curl string `json:"curl,omitempty"`
 }
 
 // String renders the difference for the console and the reports.
 func (d Difference) String() string {
-	return fmt.Sprintf("decided: differs (%s, see spec/DECISIONS.md)\n%s", d.Decision, d.Message)
+	s := fmt.Sprintf("decided: differs (%s, see spec/DECISIONS.md)\n%s", d.Decision, d.Message)
+	if d.Curl != "" {
+		s += "\nReproduce:\n  " + d.Curl
+	}
+	return s
 }
 
 // entryDecided names the report entries of decided differences.
@@ -112,6 +119,7 @@ const entryDecided = "decided: differs"
 // the seed. Without --strict a failure in f ends f and is recorded as a
 // difference; with --strict it fails the check.
 func (e *env) decided(id string, f func()) {
+	e.culprit = nil
 	err := InterceptGomegaFailure(f)
 	if err == nil {
 		return
@@ -119,7 +127,11 @@ func (e *env) decided(id string, f func()) {
 	if e.cfg.Strict {
 		Fail(fmt.Sprintf("[decided %s, failing because of --strict]\n%s", id, err.Error()), 1)
 	}
-	AddReportEntry(entryDecided, Difference{Decision: id, Message: err.Error()}, ReportEntryVisibilityAlways)
+	d := Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
+	if e.culprit != nil {
+		d.Curl = e.culprit.Curl
+	}
+	AddReportEntry(entryDecided, d, ReportEntryVisibilityAlways)
 }
 
 // expectNone fails the check with every problem at once (and the exchange
@@ -129,6 +141,7 @@ func (e *env) expectNone(x *Exchange, what string, problems []string) {
 		return
 	}
 	if x != nil {
+		e.culprit = x
 		AddReportEntry("reproduce", x, ReportEntryVisibilityFailureOrVerbose)
 	}
 	ExpectWithOffset(1, problems).To(beEmptyProblems(what, x))
@@ -167,4 +180,6 @@ func (m *problemsMatcher) FailureMessage(actual any) string {
 	return b.String()
 }
 
-func (m *problemsMatcher) NegatedFailureMessage(any) string { return m.what + ": expected problems, found none" }
+func (m *problemsMatcher) NegatedFailureMessage(any) string {
+	return m.what + ": expected problems, found none"
+}

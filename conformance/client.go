@@ -105,8 +105,11 @@ func (x *Exchange) Line() string {
 		return "(no request)"
 	}
 	got := fmt.Sprint(x.Status)
-	if x.Error != "" {
+	switch {
+	case x.Error != "" && x.Status == 0:
 		got = "no response: " + x.Error
+	case x.Error != "":
+		got += " (then " + x.Error + ")"
 	}
 	return fmt.Sprintf("%s %s → %s", x.Method, x.URL, got)
 }
@@ -123,13 +126,16 @@ func (x *Exchange) String() string {
 	if x.RequestBody != "" {
 		fmt.Fprintf(&b, "  body: %s\n", indentTail(x.RequestBody))
 	}
-	if x.Error != "" {
+	if x.Status == 0 {
 		fmt.Fprintf(&b, "Response: none (%s) after %s\n", x.Error, x.Duration.Round(time.Millisecond))
 	} else {
 		fmt.Fprintf(&b, "Response: %d %s after %s\n", x.Status, http.StatusText(x.Status), x.Duration.Round(time.Millisecond))
 		writeHeaders(&b, x.ResponseHeader)
 		if x.ResponseBody != "" {
 			fmt.Fprintf(&b, "  body: %s\n", indentTail(x.ResponseBody))
+		}
+		if x.Error != "" {
+			fmt.Fprintf(&b, "  then: %s\n", x.Error)
 		}
 	}
 	fmt.Fprintf(&b, "Reproduce:\n  %s\n", x.Curl)

@@ -164,7 +164,7 @@ var mutants = []*mutant{
 				return next(c)
 			}
 		}},
-	{Name: "upload-counts-wrong", Area: "datasets", Decided: "D-16", Breaks: "files_uploaded counts one file too many",
+	{Name: "upload-counts-wrong", Area: "datasets", Breaks: "files_uploaded counts one file too many",
 		Rewrite: onOperation("POST", "/api/v1/user/dataset/upload", jsonRewrite(func(_ *http.Request, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				if n, ok := d["files_uploaded"].(json.Number); ok {

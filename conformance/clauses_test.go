@@ -1,0 +1,67 @@
+package conformance
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// CLAUSES.md is generated from the checks; a stale copy fails here (and in
+// `make check-clauses`). Regenerate with
+// `go run ./cmd/conformance --clauses > conformance/CLAUSES.md`.
+func TestClausesDocumentIsCurrent(t *testing.T) {
+	code, out := runChild(t, "--clauses")
+	if code != ExitPass {
+		t.Fatalf("--clauses: exit %d\n%s", code, out)
+	}
+	checkedIn, err := os.ReadFile("CLAUSES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(checkedIn) != out {
+		t.Errorf("conformance/CLAUSES.md is stale: run `go run ./cmd/conformance --clauses > conformance/CLAUSES.md`")
+	}
+
+	// Every decision a check names is a row of spec/DECISIONS.md.
+	decisions, err := os.ReadFile("../spec/DECISIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^### (D-\d+)$`).FindAllStringSubmatch(out, -1) {
+		if !strings.Contains(string(decisions), "| "+m[1]+" |") {
+			t.Errorf("checks name %s, which spec/DECISIONS.md does not have", m[1])
+		}
+	}
+}
+
+func TestClassLabels(t *testing.T) {
+	if got, want := strings.Join(declared("5.3", "1.2", "D-17").Labels(), " "), "declared seed:5.3 seed:1.2 D-17"; got != want {
+		t.Errorf("declared labels = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(decidedBy("D-13", "3.1.1").Labels(), " "), "decided D-13 seed:3.1.1"; got != want {
+		t.Errorf("decided labels = %q, want %q", got, want)
+	}
+}
+
+func TestEveryOperationHasAClause(t *testing.T) {
+	for id := range opClauses {
+		found := false
+		for _, c := range seedClauses {
+			if c.ID == opClauses[id] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("operation %s maps to clause %s, which is not in seedClauses", id, opClauses[id])
+		}
+	}
+}
+
+func TestMarkdownEscapesOutsideCodeSpans(t *testing.T) {
+	got := mdInline("refuse `model_id` and <key> in *bold_text* or `<key>`")
+	want := "refuse `model_id` and &lt;key&gt; in \\*bold\\_text\\* or `<key>`"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,157 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	testKey  = "sk-test-3f9a2c71-SECRET"
+	testKey2 = "sk-test-second-SECRET"
+)
+
+// echoServer answers every request with its Authorization header and body
+// echoed back, the way a careless server might.
+func echoServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization"))
+		json.NewEncoder(w).Encode(map[string]any{"status": "error", "message": "you sent " + r.Header.Get("Authorization") + " and " + string(body)})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func newTestClient(t *testing.T, base string) *Client {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewClient(u, testKey, testKey2, 5*time.Second)
+}
+
+func TestExchangeNeverShowsTheKeys(t *testing.T) {
+	srv := echoServer(t)
+	c := newTestClient(t, srv.URL)
+	reqs := []Request{
+		{Method: http.MethodGet, Path: "/api/v1/user/model"},
+		{Method: http.MethodPost, Path: "/api/v1/user/model", JSON: map[string]any{"model_name": "has " + testKey + " inside"}, Auth: AuthKey2},
+		{Method: http.MethodGet, Path: "/api/v1/user/model", Query: url.Values{"k": {testKey}}},
+		{Method: http.MethodGet, Path: "/api/v1/user/model", Auth: AuthRaw, RawAuth: "Token " + testKey},
+		{Method: http.MethodPost, Path: "/api/v1/user/dataset", Form: &Form{Fields: []FormField{{"dataset_name", testKey2}}, Files: []FormFile{fixtureFile("pricing.json")}}},
+	}
+	for _, r := range reqs {
+		x := c.Do(context.Background(), r)
+		if x.Status != http.StatusOK {
+			t.Fatalf("%s: %s", x.Line(), x.Error)
+		}
+		js, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, shown := range []string{x.String(), x.Line(), x.Curl, string(js), ExchangeLog{x}.String()} {
+			for _, key := range []string{testKey, testKey2} {
+				if strings.Contains(shown, key) {
+					t.Errorf("%s %s: a key appears in the report:\n%s", r.Method, r.Path, shown)
+				}
+			}
+		}
+		if !strings.Contains(string(x.Raw()), "you sent") {
+			t.Errorf("Raw() lost the body: %q", x.Raw())
+		}
+	}
+}
+
+func TestCurlRendering(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:9/base")
+	c := NewClient(u, testKey, testKey2, time.Second)
+	tests := []struct {
+		name string
+		req  Request
+		want []string
+	}{
+		{"get with the first key", Request{Method: http.MethodGet, Path: "/api/v1/user/model"},
+			[]string{`curl -sS -i 'http://127.0.0.1:9/base/api/v1/user/model'`, `-H "Authorization: Bearer $CONFORMANCE_API_KEY"`}},
+		{"second key", Request{Method: http.MethodGet, Path: "/x", Auth: AuthKey2},
+			[]string{`-H "Authorization: Bearer $CONFORMANCE_API_KEY_2"`}},
+		{"no key", Request{Method: http.MethodGet, Path: "/x", Auth: AuthNone},
+			nil},
+		{"json body with a quote", Request{Method: http.MethodPost, Path: "/x", JSON: map[string]any{"title": "it's"}},
+			[]string{`-X POST`, `-H 'Content-Type: application/json'`, `--data-raw '{"title":"it'\''s"}'`}},
+		{"query", Request{Method: http.MethodDelete, Path: "/x/7", Query: url.Values{"permanent": {"true"}}},
+			[]string{`-X DELETE 'http://127.0.0.1:9/base/x/7?permanent=true'`}},
+		{"multipart", Request{Method: http.MethodPost, Path: "/d", Form: datasetForm("ck-1", "bad/empty.txt")},
+			[]string{`--form-string 'dataset_name=ck-1'`, `-F 'files=@fixtures/files/bad/empty.txt;filename=empty.txt'`}},
+		{"raw scheme", Request{Method: http.MethodGet, Path: "/x", Auth: AuthRaw, RawAuth: "Bearer "},
+			[]string{`-H 'Authorization: Bearer '`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Nothing listens on port 9: the exchange fails, the curl is kept.
+			x := c.Do(context.Background(), tt.req)
+			for _, w := range tt.want {
+				if !strings.Contains(x.Curl, w) {
+					t.Errorf("curl = %s\nwant it to contain %s", x.Curl, w)
+				}
+			}
+			if tt.req.Form != nil && strings.Contains(x.Curl, "Content-Type") {
+				t.Errorf("curl = %s: a multipart request must let curl write its boundary", x.Curl)
+			}
+			if tt.req.Auth == AuthNone && strings.Contains(x.Curl, "Authorization") {
+				t.Errorf("curl = %s: no Authorization header was sent", x.Curl)
+			}
+			if strings.Contains(x.Curl, testKey) || strings.Contains(x.Curl, testKey2) {
+				t.Errorf("curl shows a key: %s", x.Curl)
+			}
+		})
+	}
+}
+
+func TestCurlElidesLargeBodies(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:9")
+	c := NewClient(u, testKey, "", time.Second)
+	x := c.Do(context.Background(), Request{Method: http.MethodPost, Path: "/x", Body: []byte(strings.Repeat("a", curlBodyLimit+1)), ContentType: "application/json"})
+	if len(x.Curl) > 1000 || !strings.Contains(x.Curl, "not shown") {
+		t.Errorf("curl of a large body = %.200s…", x.Curl)
+	}
+	if len(x.RequestBody) > excerptLimit+100 {
+		t.Errorf("request body excerpt is %d bytes", len(x.RequestBody))
+	}
+}
+
+func TestRedactorPrefersTheLongerKey(t *testing.T) {
+	r := NewRedactor("abc", "abcdef")
+	if got, want := r.String("x abcdef y abc"), "x <redacted:api-key-2> y <redacted:api-key>"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := r.shellValue("Authorization: Bearer abcdef"), `"Authorization: Bearer $CONFORMANCE_API_KEY_2"`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if got, want := r.shellValue(`say "$x" abc`), `"say \"\$x\" $CONFORMANCE_API_KEY"`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestLogAndReset(t *testing.T) {
+	srv := echoServer(t)
+	c := newTestClient(t, srv.URL)
+	c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/a"})
+	c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/b"})
+	if n := len(c.Log()); n != 2 {
+		t.Fatalf("log has %d exchanges, want 2", n)
+	}
+	c.Reset()
+	if n := len(c.Log()); n != 0 {
+		t.Fatalf("log has %d exchanges after Reset, want 0", n)
+	}
+}

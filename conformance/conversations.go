@@ -1,0 +1,188 @@
+package conformance
+
+import (
+	"net/http"
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"contractkit/fixtures"
+)
+
+// conversationRequest creates a conversation bound to model.
+func conversationRequest(model, title string) Request {
+	return Request{Method: http.MethodPost, Path: pathConversations,
+		JSON: map[string]any{"model_id": jsonInt(model), "title": title}}
+}
+
+// listConversations lists the conversations of model.
+func listConversations(model string, extra url.Values) Request {
+	q := url.Values{"model_id": {model}}
+	for k, v := range extra {
+		q[k] = v
+	}
+	return Request{Method: http.MethodGet, Path: pathConversations, Query: q}
+}
+
+// conversationSpecs registers the Conversations area: a conversation's life
+// with an inference in it (an Ordered flow) and the input rules (seed §4.2,
+// §2.4, §2.5).
+func (e *env) conversationSpecs() {
+	Describe("Conversations", Label("conversations"), func() {
+		Describe("a conversation's life", Ordered, func() {
+			var (
+				model, title, renamed string
+				created               created
+				question              fixtures.Question
+			)
+			BeforeAll(func(ctx SpecContext) {
+				model = e.readyModel(ctx)
+				title = e.name("thread")
+				question = fixtures.Questions()[2]
+				created = e.create(ctx, conversationRequest(model, title), pathConversations)
+			})
+
+			e.check("MUST create a conversation from {model_id, title} and answer {status: success, data: Conversation} bound to the model",
+				declared("4.2.2", "2.4", "1.1"), func(ctx SpecContext) {
+					data := e.expectSuccess(created.x)
+					e.expectThat(created.x, created.id != "", "$.data.id: missing")
+					e.expectThat(created.x, data.Get("id").IsString(), "$.data.id: %s, want a string (seed §2.4)", data.Get("id"))
+					e.expectThat(created.x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
+					e.expectThat(created.x, data.Get("title").Str() == title, "$.data.title: %s, want %q", data.Get("title"), title)
+				})
+
+			e.check("MUST list the conversation among the model's conversations",
+				declared("4.2.1", "2.4"), func(ctx SpecContext) {
+					x := e.do(ctx, listConversations(model, nil))
+					ids := idsOf(e.expectSuccess(x).Items())
+					e.expectThat(x, contains(ids, created.id), "conversation %s is not listed (ids %v)", created.id, ids)
+				})
+
+			e.check("MUST rename the conversation with PATCH {title}",
+				declared("4.2.3", "2.4"), func(ctx SpecContext) {
+					renamed = e.name("renamed")
+					x := e.do(ctx, Request{Method: http.MethodPatch, Path: at(pathConversations, created.id),
+						JSON: map[string]any{"title": renamed}})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("title").Str() == renamed, "$.data.title: %s, want %q", data.Get("title"), renamed)
+					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
+				})
+
+			e.check("MUST keep a query and its answer in the conversation an inference continues (messages user then assistant, D-11)",
+				declared("4.2.5", "4.4.1", "2.5", "D-11"), func(ctx SpecContext) {
+					x, s := e.infer(ctx, Request{JSON: map[string]any{
+						"query": question.Question, "model_id": jsonInt(model), "conversation_id": created.id}})
+					e.expectNone(x, "the inference in the conversation failed", StatusProblems(x, http.StatusOK))
+					if s != nil {
+						e.expectNone(x, "the inference stream breaks the seed's rules", s.Problems())
+					}
+					x = e.do(ctx, Request{Method: http.MethodGet, Path: at(pathConversations, created.id, "/messages")})
+					msgs := e.expectSuccess(x).Items()
+					var contents []string
+					for _, m := range msgs {
+						contents = append(contents, m.Get("content").Str())
+					}
+					e.expectThat(x, contains(contents, question.Question), "no message holds the query %q (contents %s)", question.Question, quoteList(contents))
+					e.decided("D-11", func() {
+						var roles []string
+						for _, m := range msgs {
+							roles = append(roles, m.Get("role").Str())
+						}
+						ok := len(msgs) == 2 && roles[0] == "user" && roles[1] == "assistant" &&
+							msgs[0].Get("content").Str() == question.Question && msgs[1].Get("content").Str() != ""
+						e.expectThat(x, ok, "messages: roles %s, want [\"user\" (the query), \"assistant\" (a non-empty answer)]", quoteList(roles))
+					})
+				})
+
+			e.check("SHOULD count the messages and show the latest in the conversation",
+				decidedBy("D-09", "2.4"), func(ctx SpecContext) {
+					x := e.do(ctx, listConversations(model, nil))
+					var conv J
+					for _, c := range e.expectSuccess(x).Items() {
+						if c.Get("id").ID() == created.id {
+							conv = c
+						}
+					}
+					n, _ := conv.Get("total_messages").Int()
+					e.expectThat(x, n == 2, "total_messages: %s, want 2", conv.Get("total_messages"))
+					e.expectThat(x, conv.Get("message").Str() != "", "message: %s, want the latest message", conv.Get("message"))
+					e.expectThat(x, conv.Get("message_timestamp").Exists(), "message_timestamp: null, want the latest message's time")
+				})
+
+			e.check("MUST delete the conversation with HTTP 200 and a success envelope",
+				declared("4.2.4", "1.1"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathConversations, created.id)})
+					e.expectSuccess(x)
+					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+				})
+
+			e.check("MUST NOT list the messages of a deleted conversation: the error envelope (404)",
+				declared("4.2.4", "4.2.5", "1.2", "D-17"), func(ctx SpecContext) {
+					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathConversations, created.id, "/messages")}))
+				})
+
+			e.check("MUST NOT list a deleted conversation",
+				declared("4.2.4", "4.2.1"), func(ctx SpecContext) {
+					x := e.do(ctx, listConversations(model, nil))
+					ids := idsOf(e.expectSuccess(x).Items())
+					e.expectThat(x, !contains(ids, created.id), "deleted conversation %s is still listed", created.id)
+				})
+		})
+
+		Describe("input", func() {
+			e.check("MUST give a conversation created without a title the empty title",
+				declared("4.2.2", "2.4"), func(ctx SpecContext) {
+					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathConversations,
+						JSON: map[string]any{"model_id": jsonInt(e.readyModel(ctx))}}, pathConversations)
+					data := e.expectSuccess(c.x)
+					e.expectThat(c.x, data.Get("title").Value() == "", "$.data.title: %s, want \"\" (the default)", data.Get("title"))
+				})
+
+			e.check("MUST refuse to list conversations without model_id with the error envelope (422)",
+				declared("4.2.1", "1.2", "D-17"), func(ctx SpecContext) {
+					e.expectRefused(e.do(ctx, Request{Method: http.MethodGet, Path: pathConversations}), "D-17", http.StatusUnprocessableEntity)
+				})
+
+			e.check("MUST refuse a conversation whose model_id is not an integer with the error envelope (422)",
+				declared("4.2.2", "1.2", "D-17"), func(ctx SpecContext) {
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathConversations,
+						JSON: map[string]any{"model_id": "seven", "title": "x"}}, pathConversations).x
+					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
+				})
+
+			e.check("SHOULD refuse a conversation without model_id (422)",
+				decidedBy("D-09", "4.2.2"), func(ctx SpecContext) {
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathConversations,
+						JSON: map[string]any{"title": "x"}}, pathConversations).x
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+
+			e.check("SHOULD rename with the title as a query parameter",
+				decidedBy("D-21", "4.2.3"), func(ctx SpecContext) {
+					c := e.create(ctx, conversationRequest(e.readyModel(ctx), e.name("thread")), pathConversations)
+					e.expectSuccess(c.x)
+					title := e.name("renamed")
+					x := e.do(ctx, Request{Method: http.MethodPatch, Path: at(pathConversations, c.id), Query: url.Values{"title": {title}}})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("title").Str() == title, "$.data.title: %s, want %q", data.Get("title"), title)
+				})
+
+			e.check("SHOULD page the list with limit and offset, newest first",
+				decidedBy("D-06", "4.2.1"), func(ctx SpecContext) {
+					model := e.readyModel(ctx)
+					var ids []string
+					for i := 0; i < 2; i++ {
+						c := e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
+						e.expectSuccess(c.x)
+						ids = append(ids, c.id)
+					}
+					x := e.do(ctx, listConversations(model, url.Values{"limit": {"1"}}))
+					page := idsOf(e.expectSuccess(x).Items())
+					e.expectThat(x, len(page) == 1 && page[0] == ids[1], "limit=1: ids %v, want [%s] (the newest)", page, ids[1])
+					x = e.do(ctx, listConversations(model, url.Values{"limit": {"1"}, "offset": {"1"}}))
+					page = idsOf(e.expectSuccess(x).Items())
+					e.expectThat(x, len(page) == 1 && page[0] == ids[0], "limit=1&offset=1: ids %v, want [%s]", page, ids[0])
+				})
+		})
+	})
+}

@@ -1,0 +1,192 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// datasetSpecs registers the Datasets area: a dataset's life (an Ordered
+// flow) and the creation and deletion rules (seed §4.3, §2.6, §2.7, §3.3).
+func (e *env) datasetSpecs() {
+	Describe("Datasets", Label("datasets"), func() {
+		Describe("a dataset's life", Ordered, func() {
+			var (
+				name    string
+				created created
+			)
+			BeforeAll(func(ctx SpecContext) {
+				name = e.name("data")
+				created = e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+					Form: datasetForm(name, "employee-handbook.md", "product-catalog.csv")}, pathDatasets)
+			})
+
+			e.check("MUST create a dataset from a multipart form with dataset_name and files parts and answer {status: success, data: Dataset}",
+				declared("4.3.3", "2.6", "1.1", "1.3"), func(ctx SpecContext) {
+					data := e.expectSuccess(created.x)
+					e.expectThat(created.x, created.id != "", "$.data.id: missing")
+					e.expectThat(created.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					if n, ok := data.Get("file_count").Int(); ok {
+						e.expectThat(created.x, n == 2, "$.data.file_count: %d, want 2 (two files uploaded)", n)
+					}
+				})
+
+			e.check("MUST return the dataset by id",
+				declared("4.3.2", "2.6"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
+					e.expectThat(x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+				})
+
+			e.check("MUST list the dataset",
+				declared("4.3.1", "2.6"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
+					ids := idsOf(e.expectSuccess(x).Items())
+					e.expectThat(x, contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
+				})
+
+			e.check("MUST add files to the dataset (multipart dataset_id and files) and count them in the upload result",
+				declared("4.3.4", "2.7", "1.3"), func(ctx SpecContext) {
+					files := []FormFile{fixtureFile("support-faq.jsonl"), fixtureFile("release-notes.txt")}
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
+						Fields: []FormField{{"dataset_id", created.id}}, Files: files}})
+					data := e.expectSuccess(x)
+					var p []string
+					if got := data.Get("dataset_id").ID(); got != created.id {
+						p = append(p, fmt.Sprintf("$.data.dataset_id: %s, want %s", data.Get("dataset_id"), created.id))
+					}
+					if n, _ := data.Get("files_uploaded").Int(); n != int64(len(files)) {
+						p = append(p, fmt.Sprintf("$.data.files_uploaded: %s, want %d (every file sent is readable)", data.Get("files_uploaded"), len(files)))
+					}
+					if n, _ := data.Get("files_failed").Int(); n != 0 {
+						p = append(p, fmt.Sprintf("$.data.files_failed: %s, want 0", data.Get("files_failed")))
+					}
+					if f := data.Get("failed_files"); f.Exists() && len(f.Items()) != 0 {
+						p = append(p, fmt.Sprintf("$.data.failed_files: %s, want none", f))
+					}
+					if ok, isBool := data.Get("success").Bool(); isBool && !ok {
+						p = append(p, "$.data.success: false, want true")
+					}
+					e.expectNone(x, "the upload result does not account for the files", p)
+				})
+
+			e.check("MUST account for every file part of an upload, as uploaded or as failed; files that cannot be read are failed (D-16)",
+				declared("4.3.4", "2.7", "D-16"), func(ctx SpecContext) {
+					good := fixtureFile("pricing.json")
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
+						Fields: []FormField{{"dataset_id", created.id}},
+						Files:  []FormFile{good, fixtureFile("bad/empty.txt"), fixtureFile("bad/binary.bin")},
+					}})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("dataset_id").ID() == created.id, "$.data.dataset_id: %s, want %s", data.Get("dataset_id"), created.id)
+					up, _ := data.Get("files_uploaded").Int()
+					down, _ := data.Get("files_failed").Int()
+					e.expectThat(x, up+down == 3, "files_uploaded %s + files_failed %s = %d, want the 3 files sent", data.Get("files_uploaded"), data.Get("files_failed"), up+down)
+					e.decided("D-16", func() {
+						var p []string
+						uploaded, _ := data.Get("files_uploaded").Int()
+						failed, _ := data.Get("files_failed").Int()
+						size, _ := data.Get("total_size").Int()
+						ok, _ := data.Get("success").Bool()
+						var names []string
+						for _, f := range data.Get("failed_files").Items() {
+							names = append(names, f.Str())
+						}
+						if uploaded != 1 {
+							p = append(p, fmt.Sprintf("$.data.files_uploaded: %s, want 1 (pricing.json)", data.Get("files_uploaded")))
+						}
+						if failed != 2 {
+							p = append(p, fmt.Sprintf("$.data.files_failed: %s, want 2 (empty.txt, binary.bin)", data.Get("files_failed")))
+						}
+						if !contains(names, "empty.txt") || !contains(names, "binary.bin") {
+							p = append(p, fmt.Sprintf("$.data.failed_files: %s, want empty.txt and binary.bin", quoteList(names)))
+						}
+						if size != int64(len(good.Content)) {
+							p = append(p, fmt.Sprintf("$.data.total_size: %s, want %d (the bytes of pricing.json)", data.Get("total_size"), len(good.Content)))
+						}
+						if !ok {
+							p = append(p, fmt.Sprintf("$.data.success: %s, want true (a file was added)", data.Get("success")))
+						}
+						e.expectNone(x, "the upload result's accounting differs", p)
+					})
+				})
+
+			e.check("SHOULD count the added files in the dataset's file_count",
+				decidedBy("D-16", "2.6", "4.3.4"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
+					n, ok := e.expectSuccess(x).Get("file_count").Int()
+					e.expectThat(x, ok && n == 5, "$.data.file_count: %v, want 5 (two created with, two and one added)", n)
+				})
+
+			e.check("MUST delete the dataset with a success envelope",
+				declared("4.3.5", "1.1"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathDatasets, created.id)})
+					e.expectSuccess(x)
+				})
+
+			e.check("SHOULD no longer return or list a soft-deleted dataset (404)",
+				decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext) {
+					e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)}),
+						refusal{statuses: []int{http.StatusNotFound}})
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
+					ids := idsOf(e.expectSuccess(x).Items())
+					e.expectThat(x, !contains(ids, created.id), "deleted dataset %s is still listed", created.id)
+				})
+		})
+
+		Describe("creation and deletion rules", func() {
+			e.check("SHOULD delete a dataset permanently with ?permanent=true",
+				decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext) {
+					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+						Form: datasetForm(e.name("data"), "release-notes.txt")}, pathDatasets)
+					e.expectSuccess(c.x)
+					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathDatasets, c.id), Query: url.Values{"permanent": {"true"}}})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("permanent").Value() == true, "$.data.permanent: %s, want true", data.Get("permanent"))
+					e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, c.id)}),
+						refusal{statuses: []int{http.StatusNotFound}})
+				})
+
+			e.check("SHOULD create a dataset from URLs alone",
+				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
+					form := &Form{Fields: []FormField{
+						{"dataset_name", e.name("data")},
+						{"urls", "https://docs.northwind.example/handbook, https://docs.northwind.example/warranty"},
+					}}
+					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets)
+					e.expectSuccess(c.x)
+				})
+
+			e.check("SHOULD refuse a dataset without dataset_name (422)",
+				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
+					form := &Form{Files: []FormFile{fixtureFile("release-notes.txt")}}
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+
+			e.check("SHOULD refuse a dataset with neither files nor URLs (422)",
+				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
+					form := &Form{Fields: []FormField{{"dataset_name", e.name("data")}}}
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+
+			e.check("SHOULD refuse a dataset whose every file fails (422)",
+				decidedBy("D-16", "4.3.3"), func(ctx SpecContext) {
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+						Form: datasetForm(e.name("data"), "bad/empty.txt", "bad/malformed.json")}, pathDatasets).x
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+
+			e.check("MUST refuse an upload without files with the error envelope (422)",
+				declared("4.3.4", "1.2", "D-17"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload,
+						Form: &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}})
+					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
+				})
+		})
+	})
+}

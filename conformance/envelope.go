@@ -1,0 +1,80 @@
+package conformance
+
+import (
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"contractkit/spec"
+)
+
+// idOperations are the operations that name a resource: by a path id, or
+// by an id in the body or query that must exist in the caller's account.
+var idOperations = []string{
+	"getModel", "deleteModel", "createModel",
+	"listConversations", "createConversation", "renameConversation", "deleteConversation", "listMessages",
+	"getDataset", "deleteDataset", "uploadDatasetFiles",
+	"runInference",
+	"createEvaluation", "getEvaluation", "updateEvaluation", "deleteEvaluation", "startEvaluation", "runRagasEvaluation",
+}
+
+// envelopeSpecs registers the Envelope and errors area: unknown ids on every
+// operation that names a resource, malformed bodies, unknown paths and
+// methods are refused with the error envelope (seed §1, §7).
+func (e *env) envelopeSpecs() {
+	Describe("Envelope and errors", Label("envelope"), func() {
+		Describe("unknown ids", func() {
+			for _, id := range idOperations {
+				op, ok := spec.Strict().Operation(id)
+				if !ok {
+					panic("conformance: no operation " + id)
+				}
+				what := "an id"
+				if !strings.Contains(op.Path, "{") {
+					what = "a body or query id"
+				}
+				e.check("MUST refuse "+what+" that the account does not have, with the error envelope (404) on "+opTitle(op),
+					declared("1.2", "7.1", opClauses[id], "D-17"), func(ctx SpecContext) {
+						e.expectNotFound(e.do(ctx, e.sampleRequest(op)))
+					})
+			}
+			e.check("SHOULD answer 404, not 422, for a path id that is not a number where ids are numbers",
+				decidedBy("D-20", "4"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, "not-a-number")})
+					e.expectError(x, refusal{statuses: []int{http.StatusNotFound}})
+				})
+		})
+
+		Describe("malformed requests", func() {
+			e.check("MUST refuse a body that is not valid JSON with the error envelope (400)",
+				declared("1.3", "1.2", "7.1", "4.2.2", "D-17"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathConversations,
+						Body: []byte(`{"model_id": 1, "title": "unterminated`), ContentType: "application/json"})
+					e.expectRefused(x, "D-17", http.StatusBadRequest)
+				})
+			e.check("MUST refuse a model creation body that is not valid JSON with 400 or 422 and the error envelope",
+				declared("1.3", "1.2", "7.2", "4.1.3", "D-17"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathModels,
+						Body: []byte(`{"model_name": `), ContentType: "application/json"})
+					e.expectError(x, refusal{statuses: []int{400, 422}, decision: "D-17", exact: http.StatusBadRequest})
+				})
+			e.check("MUST refuse a JSON endpoint's body sent as text/plain with the error envelope (400)",
+				declared("1.3", "1.2", "7.1", "4.5.2", "D-17"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathEvaluations,
+						Body: []byte("name=conformance"), ContentType: "text/plain"})
+					e.expectRefused(x, "D-17", http.StatusBadRequest)
+				})
+			e.check("MUST answer an unknown path under /api/v1 with the error envelope (404)",
+				declared("1.2", "7.1", "9", "D-24"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: "/api/v1/user/" + e.name("no-such-path")})
+					e.expectRefused(x, "D-24", http.StatusNotFound)
+				})
+			e.check("MUST answer a known path with another method with the error envelope (405)",
+				declared("1.2", "7.1", "D-17"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodPut, Path: pathModels, JSON: map[string]any{}})
+					e.expectRefused(x, "D-17", http.StatusMethodNotAllowed)
+				})
+		})
+	})
+}

@@ -1,0 +1,305 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"contractkit/fixtures"
+)
+
+// evaluationStatuses are the four states of seed §2.8 and §3.1.
+var evaluationStatuses = []string{"pending", "running", "completed", "failed"}
+
+// checkName asks whether an evaluation name is valid and available.
+func checkName(name string) Request {
+	return Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
+}
+
+// evaluationStatus reads an evaluation's status.
+func (e *env) evaluationStatus(ctx context.Context, id string) (string, *Exchange) {
+	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
+	body, _ := ParseJSON(x.Raw())
+	return body.Get("data", "status").Str(), x
+}
+
+// waitEvaluationEnd polls until the evaluation is completed or failed,
+// within --timeout, and returns the final status.
+func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
+	GinkgoHelper()
+	var status string
+	Eventually(ctx, func(g Gomega) {
+		st, x := e.evaluationStatus(ctx, id)
+		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
+		status = st
+		g.Expect(st).To(BeElementOf("completed", "failed"), "evaluation %s is %q", id, st)
+	}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "evaluation %s did not reach completed or failed within --timeout %s", id, e.cfg.Timeout)
+	return status
+}
+
+// evaluationSpecs registers the Evaluations area: an evaluation's life
+// through its states with the refusal to delete it while running (an
+// Ordered flow), the list and its filters, the input rules and run-ragas
+// (seed §4.5, §3.1, §2.8-2.10, §8.3).
+func (e *env) evaluationSpecs() {
+	Describe("Evaluations", Label("evaluations"), func() {
+		Describe("an evaluation's life", Ordered, func() {
+			var (
+				model, name, final string
+				nameBefore         *Exchange
+				created            created
+				ended              bool
+			)
+			BeforeAll(func(ctx SpecContext) {
+				model = e.readyModel(ctx)
+				name = e.name("eval")
+				nameBefore = e.do(ctx, checkName(name))
+				created = e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations)
+			})
+
+			e.check("MUST report a name no evaluation has as available before the creation",
+				declared("4.5.6", "2.9", "D-19"), func(ctx SpecContext) {
+					data := e.expectSuccess(nameBefore)
+					e.expectThat(nameBefore, data.Get("available").Value() == true, "$.data.available: %s, want true", data.Get("available"))
+					e.decided("D-19", func() {
+						e.expectThat(nameBefore, data.Get("valid").Value() == true, "$.data.valid: %s, want true for %q", data.Get("valid"), name)
+					})
+				})
+
+			e.check("MUST create an evaluation and answer {status: success, data: Evaluation} in state pending",
+				declared("4.5.2", "2.8", "3.1", "1.1"), func(ctx SpecContext) {
+					data := e.expectSuccess(created.x)
+					e.expectThat(created.x, created.id != "", "$.data.id: missing")
+					e.expectThat(created.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					e.expectThat(created.x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
+					e.expectThat(created.x, data.Get("status").Str() == "pending", "$.data.status: %s, want \"pending\" (the initial state)", data.Get("status"))
+				})
+
+			e.check("MUST report the name of an existing evaluation as not available",
+				declared("4.5.6", "2.9"), func(ctx SpecContext) {
+					x := e.do(ctx, checkName(name))
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("available").Value() == false, "$.data.available: %s, want false", data.Get("available"))
+				})
+
+			e.check("SHOULD refuse a second evaluation with a taken name (409)",
+				decidedBy("D-19", "4.5.2"), func(ctx SpecContext) {
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations).x
+					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
+				})
+
+			e.check("MUST update the description and keep the status",
+				declared("4.5.4", "2.8"), func(ctx SpecContext) {
+					desc := "updated by " + e.prefix
+					x := e.do(ctx, Request{Method: http.MethodPut, Path: at(pathEvaluations, created.id), JSON: map[string]any{"description": desc}})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("description").Str() == desc, "$.data.description: %s, want %q", data.Get("description"), desc)
+					e.expectThat(x, data.Get("status").Str() == "pending", "$.data.status: %s, want \"pending\" (unchanged)", data.Get("status"))
+				})
+
+			e.check("MUST return the evaluation by id",
+				declared("4.5.3", "2.8"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
+				})
+
+			e.check("MUST start the evaluation and answer {status: success, data: {message, model_id}}",
+				declared("4.5.7", "2.10"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
+				})
+
+			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
+				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
+					status, x := e.evaluationStatus(ctx, created.id)
+					if status != "running" {
+						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s): the refusal could not be observed", status, x.Line()))
+					}
+					x = e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, created.id)})
+					e.expectRefused(x, "D-13", http.StatusConflict)
+					x = e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("id").ID() == created.id, "the evaluation is gone after the refused delete")
+				})
+
+			e.check("SHOULD refuse to start a running evaluation (409)",
+				decidedBy("D-12", "3.1"), func(ctx SpecContext) {
+					status, x := e.evaluationStatus(ctx, created.id)
+					if status != "running" {
+						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s)", status, x.Line()))
+					}
+					x = e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
+				})
+
+			// That a run ends is the seed's: completed and failed are its
+			// terminal states (§3.1), and a running evaluation cannot be
+			// deleted (§3.1.1, §8.3) while DELETE deletes evaluations
+			// (§4.5.5), so a run that never ended would make the
+			// evaluation undeletable. How long it may take is --timeout.
+			e.check("MUST end a started run as completed or failed (within --timeout)",
+				declared("3.1", "8.3", "4.5.5"), func(ctx SpecContext) {
+					final = e.waitEvaluationEnd(ctx, created.id)
+					ended = true
+				})
+
+			e.check("SHOULD list the ended evaluation under its status filter",
+				decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
+					if !ended {
+						Skip("the evaluation did not end")
+					}
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
+					ids := idsOf(e.expectSuccess(x).Get("evaluations").Items())
+					e.expectThat(x, contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
+				})
+
+			e.check("MUST delete an ended evaluation with HTTP 200 and a message",
+				declared("4.5.5", "1.1", "D-02"), func(ctx SpecContext) {
+					if !ended {
+						Skip("the evaluation did not end, so it cannot be deleted")
+					}
+					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, created.id)})
+					data := e.expectSuccess(x)
+					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+					body, _ := ParseJSON(x.Raw())
+					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
+					e.decided("D-02", func() {
+						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))
+					})
+				})
+
+			e.check("MUST NOT return a deleted evaluation: the error envelope (404)",
+				declared("4.5.5", "4.5.3", "1.2", "D-17"), func(ctx SpecContext) {
+					if !ended {
+						Skip("the evaluation did not end, so it was not deleted")
+					}
+					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)}))
+				})
+		})
+
+		Describe("listing", func() {
+			e.check("MUST list evaluations as {evaluations, page, per_page, total} with consistent paging",
+				declared("4.5.1", "2.8"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations})
+					data := e.expectSuccess(x)
+					items := data.Get("evaluations").Items()
+					page, _ := data.Get("page").Int()
+					perPage, _ := data.Get("per_page").Int()
+					total, _ := data.Get("total").Int()
+					var p []string
+					if page < 1 {
+						p = append(p, fmt.Sprintf("$.data.page: %s, want a page number from 1", data.Get("page")))
+					}
+					if perPage < 1 || int64(len(items)) > perPage {
+						p = append(p, fmt.Sprintf("$.data.per_page: %s with %d evaluations on the page", data.Get("per_page"), len(items)))
+					}
+					if total < int64(len(items)) || (page == 1 && total > 0 && len(items) == 0) {
+						p = append(p, fmt.Sprintf("$.data.total: %s with %d evaluations on page %d", data.Get("total"), len(items), page))
+					}
+					e.expectNone(x, "the paging fields are not consistent", p)
+				})
+
+			for _, status := range evaluationStatuses {
+				e.check(fmt.Sprintf("SHOULD hold only %s evaluations in the list filtered by status=%s", status, status),
+					decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
+						x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {status}, "per_page": {"100"}}})
+						var other []string
+						for _, ev := range e.expectSuccess(x).Get("evaluations").Items() {
+							if st := ev.Get("status").Str(); st != status {
+								other = append(other, fmt.Sprintf("%s is %q", ev.Get("id"), st))
+							}
+						}
+						e.expectThat(x, len(other) == 0, "the list filtered by %s holds %s", status, strings.Join(other, ", "))
+					})
+			}
+
+			e.check("SHOULD page the list with page and per_page",
+				decidedBy("D-05", "4.5.1"), func(ctx SpecContext) {
+					model := e.readyModel(ctx)
+					for i := 0; i < 2; i++ {
+						c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
+						e.expectSuccess(c.x)
+					}
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {"2"}, "per_page": {"1"}}})
+					data := e.expectSuccess(x)
+					n := len(data.Get("evaluations").Items())
+					page, _ := data.Get("page").Int()
+					perPage, _ := data.Get("per_page").Int()
+					total, _ := data.Get("total").Int()
+					e.expectThat(x, n == 1 && page == 2 && perPage == 1 && total >= 2,
+						"page=2&per_page=1: %d evaluations, page %d, per_page %d, total %d; want 1, 2, 1, at least 2", n, page, perPage, total)
+				})
+		})
+
+		Describe("input", func() {
+			e.check("MUST refuse an evaluation whose question_count is not an integer with the error envelope (422)",
+				declared("4.5.2", "1.2", "D-17"), func(ctx SpecContext) {
+					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
+					body["question_count"] = "ten"
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
+				})
+
+			e.check("MUST refuse a check-name without name with the error envelope (422)",
+				declared("4.5.6", "1.2", "D-17"), func(ctx SpecContext) {
+					e.expectRefused(e.do(ctx, Request{Method: http.MethodGet, Path: pathCheckName}), "D-17", http.StatusUnprocessableEntity)
+				})
+
+			e.check("SHOULD refuse an evaluation without name (422)",
+				decidedBy("D-09", "4.5.2"), func(ctx SpecContext) {
+					body := evaluationBody("", e.readyModel(ctx))
+					delete(body, "name")
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+
+			e.check("SHOULD refuse an evaluation type outside ragas, benchmark (422)",
+				decidedBy("D-11", "4.5.2"), func(ctx SpecContext) {
+					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
+					body["type"] = "vibes"
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+
+			e.check("SHOULD report a name with characters outside the naming rules as not valid",
+				decidedBy("D-19", "4.5.6", "2.9"), func(ctx SpecContext) {
+					x := e.do(ctx, checkName("bad <name> {"+e.prefix+"}"))
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("valid").Value() == false, "$.data.valid: %s, want false", data.Get("valid"))
+					e.expectThat(x, data.Get("message").Str() != "", "$.data.message: %s, want the rule that failed", data.Get("message"))
+				})
+
+			e.check("SHOULD refuse to filter the list by a status outside the four (422)",
+				decidedBy("D-05", "3.1.2"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {"paused"}}})
+					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
+				})
+		})
+
+		e.check("SHOULD score samples with run-ragas, complete the evaluation and store the four scores in results",
+			decidedBy("D-10", "4.5.8", "2.8"), func(ctx SpecContext) {
+				c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("ragas"), e.readyModel(ctx))}, pathEvaluations)
+				e.expectSuccess(c.x)
+				x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples())})
+				data := e.expectSuccess(x)
+				e.expectThat(x, data.Get("id").ID() == c.id, "$.data.id: %s, want %s", data.Get("id"), c.id)
+				e.expectThat(x, data.Get("status").Str() == "completed", "$.data.status: %s, want \"completed\"", data.Get("status"))
+				var p []string
+				for _, m := range []string{"faithfulness", "answer_relevancy", "context_precision", "context_recall"} {
+					v := data.Get("results", "scores", m).Value()
+					if _, ok := v.(interface{ Float64() (float64, error) }); !ok {
+						p = append(p, fmt.Sprintf("$.data.results.scores.%s: %s, want a score", m, data.Get("results", "scores", m)))
+					}
+				}
+				e.expectNone(x, "run-ragas stored no scores", p)
+			})
+
+	})
+}

@@ -1,0 +1,139 @@
+package conformance
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options is a parsed command line: the run's Config and what to do.
+type Options struct {
+	Config
+	// List prints the checks and runs nothing.
+	List bool
+	// Clauses prints the traceability document (CLAUSES.md) and runs nothing.
+	Clauses bool
+}
+
+// flagSpec is one flag: its name, value placeholder, environment variable
+// and help.
+type flagSpec struct {
+	name, arg, env, help string
+}
+
+var flagSpecs = []flagSpec{
+	{"base-url", "URL", "CONFORMANCE_BASE_URL", "the service base address; the API lives under /api/v1 (required)"},
+	{"api-key", "KEY", "CONFORMANCE_API_KEY", "an API key of the account the checks use (required)"},
+	{"api-key-2", "KEY", "CONFORMANCE_API_KEY_2", "a second account's key; enables the isolation checks"},
+	{"junit", "FILE", "CONFORMANCE_JUNIT", "write a JUnit XML report"},
+	{"json", "FILE", "CONFORMANCE_JSON", "write a Ginkgo JSON report"},
+	{"html", "FILE", "CONFORMANCE_HTML", "write an HTML report"},
+	{"label-filter", "EXPR", "CONFORMANCE_LABEL_FILTER", "run the checks whose labels match EXPR, in Ginkgo's syntax (auth, seed:3.1.1,\nD-13, declared, !decided, models && !decided, ...); the rate-limit checks\nrun only when EXPR names rate-limit"},
+	{"focus", "REGEX", "CONFORMANCE_FOCUS", "run the checks whose text matches"},
+	{"timeout", "D", "CONFORMANCE_TIMEOUT", "the longest wait for a state change (a model ready, an evaluation\nfinished) or for an inference stream (default 2m)"},
+	{"strict", "", "CONFORMANCE_STRICT", "also fail on decided (not declared) behaviour"},
+	{"keep", "", "CONFORMANCE_KEEP", "leave the resources the checks create in place"},
+	{"list", "", "CONFORMANCE_LIST", "print every check with its labels and seed clauses, run nothing"},
+	{"clauses", "", "CONFORMANCE_CLAUSES", "print the traceability document (conformance/CLAUSES.md), run nothing"},
+}
+
+// ParseFlags parses args (without the program name). A flag that is not
+// given takes its environment variable (getenv); a flag given wins. Help
+// (-h, --help) writes the usage to out and returns flag.ErrHelp; any other
+// error is a usage error (exit status ExitUsage).
+func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Options, error) {
+	o := Options{Config: Config{Timeout: DefaultTimeout}}
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	strs := map[string]*string{
+		"base-url": &o.BaseURL, "api-key": &o.APIKey, "api-key-2": &o.APIKey2,
+		"junit": &o.JUnit, "json": &o.JSON, "html": &o.HTML,
+		"label-filter": &o.LabelFilter, "focus": &o.Focus,
+	}
+	bools := map[string]*bool{"strict": &o.Strict, "keep": &o.Keep, "list": &o.List, "clauses": &o.Clauses}
+	for _, f := range flagSpecs {
+		switch {
+		case strs[f.name] != nil:
+			fs.StringVar(strs[f.name], f.name, "", f.help)
+		case bools[f.name] != nil:
+			fs.BoolVar(bools[f.name], f.name, false, f.help)
+		case f.name == "timeout":
+			fs.DurationVar(&o.Timeout, f.name, DefaultTimeout, f.help)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			writeUsage(out)
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	for _, f := range flagSpecs {
+		v := getenv(f.env)
+		if given[f.name] || v == "" {
+			continue
+		}
+		switch {
+		case strs[f.name] != nil:
+			*strs[f.name] = v
+		case bools[f.name] != nil:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: want true or false", f.env, v))
+			}
+			*bools[f.name] = b
+		case f.name == "timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %v", f.env, v, err))
+			}
+			o.Timeout = d
+		}
+	}
+	if o.List && o.Clauses {
+		errs = append(errs, errors.New("--list and --clauses exclude each other"))
+	}
+	return o, errors.Join(errs...)
+}
+
+// writeUsage writes --help: no value taken from the environment is shown,
+// so a key never appears.
+func writeUsage(out io.Writer) {
+	var b strings.Builder
+	b.WriteString(`Usage: conformance --base-url URL --api-key KEY [flags]
+
+Certifies a server against the API contract (spec/openapi.yaml, spec/DECISIONS.md):
+declared checks test the seed's rules and fail the run; decided checks test the
+contract's own decisions, are reported as "decided: differs" and fail the run only
+with --strict. A summary per area ends every run.
+
+Flags (each may also be set by the environment variable shown; a flag wins):
+`)
+	for _, f := range flagSpecs {
+		name := "--" + f.name
+		if f.arg != "" {
+			name += " " + f.arg
+		}
+		for i, line := range strings.Split(f.help, "\n") {
+			if i > 0 {
+				name = ""
+			}
+			fmt.Fprintf(&b, "  %-22s %s\n", name, line)
+		}
+		fmt.Fprintf(&b, "  %-22s env %s\n", "", f.env)
+	}
+	b.WriteString(`
+Exit status: 0 every selected declared check passed (decided ones too with --strict);
+1 a check failed; 2 a usage or configuration error; 3 the base URL cannot be reached.
+`)
+	io.WriteString(out, b.String())
+}

@@ -1,0 +1,121 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"contractkit/fixtures"
+)
+
+// query is an inference body asking question of model, with extra fields.
+func query(model string, extra map[string]any) map[string]any {
+	body := map[string]any{"query": fixtures.Questions()[2].Question, "model_id": jsonInt(model)}
+	for k, v := range extra {
+		if v == nil {
+			delete(body, k)
+			continue
+		}
+		body[k] = v
+	}
+	return body
+}
+
+// streamProblems judges an inference answer against seed §4.4: 200, an
+// event stream, JSON data events, the [DONE] end, a non-empty text.
+func streamProblems(x *Exchange, s *Stream) []string {
+	p := StatusProblems(x, http.StatusOK)
+	if x.Status == http.StatusOK {
+		p = append(p, contentTypeProblems(x.ResponseHeader, "text/event-stream")...)
+	}
+	if s != nil {
+		p = append(p, s.Problems()...)
+	}
+	return p
+}
+
+// inferenceSpecs registers the Inference area: the event stream (seed §4.4),
+// the request fields and their refusals; the chunk shape and the JSON answer
+// are decisions (D-03, D-04, D-23).
+func (e *env) inferenceSpecs() {
+	Describe("Inference", Label("inference"), func() {
+		e.check("MUST answer a query as a Server-Sent Events stream: 200, text/event-stream, every event a `data:` line carrying JSON, ended by `data: [DONE]`, the joined answer not empty",
+			declared("4.4.2", "1.3"), func(ctx SpecContext) {
+				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil)})
+				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+			})
+
+		e.check("SHOULD stream {type, content} chunks: status and context chunks aside, token chunks joined into the answer, a done chunk last carrying thread_id, tokens_used and latency_ms",
+			decidedBy("D-03", "4.4.2", "2.11"), func(ctx SpecContext) {
+				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil)})
+				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+				p := s.ChunkProblems()
+				if done := s.DoneChunk(); done != nil {
+					for _, f := range []string{"thread_id", "tokens_used", "latency_ms"} {
+						if _, ok := done[f]; !ok {
+							p = append(p, fmt.Sprintf("the done chunk has no %s", f))
+						}
+					}
+				}
+				e.expectNone(x, "the stream's chunks differ from D-03", p)
+			})
+
+		e.check("SHOULD answer one JSON result {status: success, data: {response, ...}} when the client accepts only application/json",
+			decidedBy("D-04", "4.4.2", "2.11"), func(ctx SpecContext) {
+				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil), Header: http.Header{"Accept": {"application/json"}}})
+				data := e.expectSuccess(x)
+				e.expectThat(x, data.Get("response").Str() != "", "$.data.response: %s, want the answer text", data.Get("response"))
+			})
+
+		e.check("MUST accept every optional field the seed declares",
+			declared("4.4.1", "8.1"), func(ctx SpecContext) {
+				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{
+					"thread_id": e.unknownUUID(), "enable_web_search": false, "max_tokens": 200, "temperature": 0.5,
+					"image_generation": false, "image_parameters": map[string]any{"width": 512, "height": 512, "steps": 20, "guidance": 7.5},
+					"persona": map[string]any{"name": "Support agent", "tone": "friendly"}, "base_model": false,
+					"session_id": e.name("session"), "user_id": e.name("user"), "tenant_id": e.name("tenant"),
+					"top_k": 40, "top_p": 0.9, "response_length_preference": "concise", "creativity_level": 0.3, "factual_precision": 0.9,
+				})})
+				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+			})
+
+		invalid := []struct {
+			behaviour string
+			extra     map[string]any
+		}{
+			{"MUST refuse a query without `query` with the error envelope (422)", map[string]any{"query": nil}},
+			{"MUST refuse a query without `model_id` with the error envelope (422)", map[string]any{"model_id": nil}},
+			{"MUST refuse a model_id that is not an integer with the error envelope (422)", map[string]any{"model_id": "seven"}},
+			{"MUST refuse a response_length_preference outside concise, balanced, detailed with the error envelope (422)", map[string]any{"response_length_preference": "verbose"}},
+			{"MUST refuse an enable_web_search that is not a boolean with the error envelope (422)", map[string]any{"enable_web_search": "yes"}},
+			{"MUST refuse a temperature that is not a number with the error envelope (422)", map[string]any{"temperature": "warm"}},
+		}
+		for _, c := range invalid {
+			e.check(c.behaviour, declared("4.4.1", "1.2", "7.1", "D-17"), func(ctx SpecContext) {
+				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), c.extra)})
+				e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
+			})
+		}
+
+		e.check("SHOULD carry a given thread_id, and the conversation_id of a continued conversation, in the done chunk",
+			decidedBy("D-23", "4.4.1", "2.11"), func(ctx SpecContext) {
+				model := e.readyModel(ctx)
+				c := e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
+				e.expectSuccess(c.x)
+				thread := e.unknownUUID()
+				x, s := e.infer(ctx, Request{JSON: query(model, map[string]any{"thread_id": thread, "conversation_id": c.id})})
+				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+				done := s.DoneChunk()
+				e.expectThat(x, done != nil, "no done chunk")
+				e.expectThat(x, done["thread_id"] == thread, "done.thread_id: %v, want %q", done["thread_id"], thread)
+				e.expectThat(x, done["conversation_id"] == c.id, "done.conversation_id: %v, want %q", done["conversation_id"], c.id)
+			})
+
+		e.check("SHOULD refuse an unknown conversation_id (404)",
+			decidedBy("D-23", "4.4.1"), func(ctx SpecContext) {
+				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()})})
+				e.expectError(x, refusal{statuses: []int{http.StatusNotFound}})
+			})
+	})
+}

@@ -1,0 +1,190 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// modelDefaults are the seed's defaults (§2.1) of the fields a creation
+// without them leaves alone; a field present in a new model must hold its
+// default (absent means the default too).
+var modelDefaults = []struct {
+	field string
+	value any
+}{
+	{"category", "General"},
+	{"file_path", ""},
+	{"has_image", false},
+	{"personaId", nil},
+	{"use_case_id", nil}, {"use_case_name", nil}, {"use_case_label", nil}, {"use_case_description", nil}, {"use_case_custom", nil},
+	{"onboarding_goal", nil}, {"onboarding_role", nil},
+	{"token_speed", json.Number("0")},
+	{"response_time", json.Number("0")},
+	{"success_rate", json.Number("100")},
+	{"team_ids", nil}, {"team_names", nil},
+	{"is_shared", false},
+	{"shared_user_count", json.Number("0")},
+	{"pending_dataset_access_requests", json.Number("0")},
+}
+
+// sameJSON compares a parsed value with a default; numbers by value.
+func sameJSON(got, want any) bool {
+	if gn, ok := got.(json.Number); ok {
+		wn, ok := want.(json.Number)
+		if !ok {
+			return false
+		}
+		g, err1 := gn.Float64()
+		w, err2 := wn.Float64()
+		return err1 == nil && err2 == nil && g == w
+	}
+	return got == want
+}
+
+// modelSpecs registers the Models area: a model's life from creation to
+// deletion (an Ordered flow: each step needs the one before) and the
+// creation input rules (seed §4.1, §2.1, §3.2).
+func (e *env) modelSpecs() {
+	Describe("Models", Label("models"), func() {
+		Describe("a model's life", Ordered, func() {
+			var (
+				name    string
+				created created
+			)
+			BeforeAll(func(ctx SpecContext) {
+				ds := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+					Form: datasetForm(e.name("model-data"), "product-catalog.csv", "release-notes.txt")}, pathDatasets)
+				e.expectSuccess(ds.x)
+				e.expectThat(ds.x, ds.id != "", "the dataset for the model has no id")
+				name = e.name("model")
+				created = e.create(ctx, Request{Method: http.MethodPost, Path: pathModels,
+					JSON: map[string]any{"model_name": name, "dataset_id": ds.id}}, pathModels)
+			})
+
+			e.check("MUST create a model from the declared body {model_name, dataset_id (a string)} and answer {status: success, data: Model} with its id and name",
+				declared("4.1.3", "2.1", "1.1"), func(ctx SpecContext) {
+					data := e.expectSuccess(created.x)
+					e.expectThat(created.x, created.id != "", "$.data.id: missing")
+					e.expectThat(created.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+				})
+
+			e.check("MUST give a new model the seed's defaults for the fields the creation did not set",
+				declared("2.1"), func(ctx SpecContext) {
+					var p []string
+					for _, d := range modelDefaults {
+						v := created.data.Get(d.field)
+						if _, present := created.data.Path("$." + d.field); !present {
+							continue
+						}
+						if !sameJSON(v.Value(), d.value) {
+							p = append(p, fmt.Sprintf("$.data.%s: %s, want the default %s", d.field, v, J{d.value}))
+						}
+					}
+					e.expectNone(created.x, "a new model's fields differ from their defaults", p)
+				})
+
+			e.check("MUST return the model by id with {status: success, data: Model}",
+				declared("4.1.2", "2.1", "1.1"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, created.id)})
+					data := e.expectSuccess(x)
+					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
+					e.expectThat(x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+				})
+
+			e.check("SHOULD become ready within --timeout: status ready, graph_status ready at 100, fine_tuning_status true, metrics, dataset_info and trained_at set",
+				decidedBy("D-12", "3.2", "2.2", "2.3"), func(ctx SpecContext) {
+					m := e.waitModelReady(ctx, created.id)
+					var p []string
+					want := func(ok bool, format string, args ...any) {
+						if !ok {
+							p = append(p, fmt.Sprintf(format, args...))
+						}
+					}
+					progress, _ := m.Get("graph_build_progress").Int()
+					fine, _ := m.Get("fine_tuning_status").Bool()
+					want(m.Get("status").Str() == "ready", "$.data.status: %s, want \"ready\"", m.Get("status"))
+					want(m.Get("graph_status").Str() == "ready", "$.data.graph_status: %s, want \"ready\"", m.Get("graph_status"))
+					want(progress == 100, "$.data.graph_build_progress: %s, want 100", m.Get("graph_build_progress"))
+					want(fine, "$.data.fine_tuning_status: %s, want true", m.Get("fine_tuning_status"))
+					want(m.Get("metrics").Exists(), "$.data.metrics: null, want the training metrics")
+					want(m.Get("dataset_info").Exists(), "$.data.dataset_info: null, want the dataset's description")
+					want(m.Get("trained_at").Exists(), "$.data.trained_at: null, want the training time")
+					e.expectNone(nil, "model "+created.id+" is ready but differs from D-12", p)
+				})
+
+			e.check("MUST list the model among the account's models (as data: [Model], D-01)",
+				declared("4.1.1", "D-01"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
+					data := e.expectSuccess(x)
+					ids := idsOf(records(data))
+					e.expectThat(x, contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
+					e.decided("D-01", func() {
+						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", jsonKind(data.Value()))
+					})
+				})
+
+			e.check("MUST delete the model with HTTP 200 and a success envelope",
+				declared("4.1.4", "1.1"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathModels, created.id)})
+					e.expectSuccess(x)
+					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+				})
+
+			e.check("MUST NOT return a deleted model: the error envelope (404)",
+				declared("4.1.4", "4.1.2", "1.2", "D-17"), func(ctx SpecContext) {
+					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, created.id)}))
+				})
+
+			e.check("MUST NOT list a deleted model",
+				declared("4.1.4", "4.1.1"), func(ctx SpecContext) {
+					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
+					ids := idsOf(records(e.expectSuccess(x)))
+					e.expectThat(x, !contains(ids, created.id), "deleted model %s is still listed", created.id)
+				})
+		})
+
+		Describe("creation input", func() {
+			invalid := []struct {
+				behaviour string
+				body      func(ds string) map[string]any
+			}{
+				{"MUST refuse a creation without model_name with 400 or 422 and the error envelope",
+					func(ds string) map[string]any { return map[string]any{"dataset_id": ds} }},
+				{"MUST refuse a creation without dataset_id with 400 or 422 and the error envelope",
+					func(string) map[string]any { return map[string]any{"model_name": e.name("model")} }},
+				{"MUST refuse a creation whose model_name is not a string with 400 or 422 and the error envelope",
+					func(ds string) map[string]any { return map[string]any{"model_name": 42, "dataset_id": ds} }},
+				{"MUST refuse a creation whose base_model_id is not an integer with 400 or 422 and the error envelope",
+					func(ds string) map[string]any {
+						return map[string]any{"model_name": e.name("model"), "dataset_id": ds, "base_model_id": "three"}
+					}},
+			}
+			for _, c := range invalid {
+				e.check(c.behaviour, declared("4.1.3", "7.2", "1.2", "D-17"), func(ctx SpecContext) {
+					ds := e.sharedDataset(ctx)
+					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathModels, JSON: c.body(ds)}, pathModels).x
+					e.expectInvalid(x)
+				})
+			}
+
+			e.check("SHOULD accept the seed's alternative spelling {name, dataset}",
+				decidedBy("D-21", "4.1.3"), func(ctx SpecContext) {
+					name := e.name("model")
+					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathModels,
+						JSON: map[string]any{"name": name, "dataset": e.sharedDataset(ctx)}}, pathModels)
+					data := e.expectSuccess(c.x)
+					e.expectThat(c.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+				})
+
+			e.check("SHOULD accept dataset_id as an integer",
+				decidedBy("D-21", "4.1.3"), func(ctx SpecContext) {
+					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathModels,
+						JSON: map[string]any{"model_name": e.name("model"), "dataset_id": jsonInt(e.sharedDataset(ctx))}}, pathModels)
+					e.expectSuccess(c.x)
+				})
+		})
+	})
+}

@@ -1,0 +1,289 @@
+package conformance
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// areas are the suite's areas in report order: the label of each top-level
+// container and its title.
+var areas = []struct{ Label, Title string }{
+	{"auth", "Authentication"},
+	{"envelope", "Envelope and errors"},
+	{"models", "Models"},
+	{"datasets", "Datasets"},
+	{"conversations", "Conversations"},
+	{"inference", "Inference"},
+	{"evaluations", "Evaluations"},
+	{"limits", "Limits"},
+	{"isolation", "Isolation"},
+	{"rate-limit", "Rate limiting"},
+}
+
+// Outcome is what became of one check.
+type Outcome string
+
+// Outcomes of a check.
+const (
+	Passed         Outcome = "passed"
+	Failed         Outcome = "failed"
+	Skipped        Outcome = "skipped"
+	DecidedDiffers Outcome = "decided-differs"
+	NotSelected    Outcome = "not selected"
+)
+
+// Counts are the outcomes of an area's checks.
+type Counts struct {
+	Passed, Failed, Skipped, DecidedDiffers, NotSelected int
+}
+
+// Selected counts the checks the label filter and focus selected.
+func (c Counts) Selected() int { return c.Passed + c.Failed + c.Skipped + c.DecidedDiffers }
+
+func (c *Counts) add(o Outcome) {
+	switch o {
+	case Passed:
+		c.Passed++
+	case Failed:
+		c.Failed++
+	case Skipped:
+		c.Skipped++
+	case DecidedDiffers:
+		c.DecidedDiffers++
+	case NotSelected:
+		c.NotSelected++
+	}
+}
+
+// CheckResult is one check's outcome with what explains it.
+type CheckResult struct {
+	Area    string
+	Name    string
+	Labels  []string
+	Outcome Outcome
+	// Reason is the failure message, the skip reason, or the decided
+	// differences.
+	Reason string
+	// Details are the report entries (reproduction, exchanges) as text.
+	Details []string
+	RunTime time.Duration
+}
+
+// Summary is a run's outcome per area.
+type Summary struct {
+	ByArea map[string]*Counts
+	Total  Counts
+	Checks []CheckResult
+	// SuiteFailures are failures outside the checks (AfterSuite cleanup).
+	SuiteFailures []string
+}
+
+func areaOf(labels []string) string {
+	for _, l := range labels {
+		for _, a := range areas {
+			if l == a.Label {
+				return l
+			}
+		}
+	}
+	return "other"
+}
+
+func fullName(sr types.SpecReport) string {
+	return strings.Join(append(append([]string{}, sr.ContainerHierarchyTexts...), sr.LeafNodeText), " › ")
+}
+
+func summarize(r types.Report) Summary {
+	s := Summary{ByArea: map[string]*Counts{}}
+	for _, a := range areas {
+		s.ByArea[a.Label] = &Counts{}
+	}
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			if sr.State.Is(types.SpecStateFailureStates) {
+				s.SuiteFailures = append(s.SuiteFailures, fmt.Sprintf("%s: %s", sr.LeafNodeType, firstLine(sr.Failure.Message)))
+			}
+			continue
+		}
+		c := CheckResult{Area: areaOf(sr.Labels()), Name: fullName(sr), Labels: sr.Labels(), RunTime: sr.RunTime}
+		switch {
+		case sr.State.Is(types.SpecStateFailureStates):
+			c.Outcome, c.Reason = Failed, sr.Failure.Message
+		case sr.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+			c.Outcome, c.Reason = Skipped, sr.Failure.Message
+			if c.Reason == "" {
+				c.Outcome = NotSelected
+			}
+		case hasDifference(sr):
+			c.Outcome = DecidedDiffers
+			var notes []string
+			for _, en := range sr.ReportEntries {
+				if en.Name == entryDecided {
+					notes = append(notes, en.StringRepresentation())
+				}
+			}
+			c.Reason = strings.Join(notes, "\n")
+		default:
+			c.Outcome = Passed
+		}
+		for _, en := range sr.ReportEntries {
+			if en.Name != entryDecided {
+				c.Details = append(c.Details, en.Name+":\n"+en.StringRepresentation())
+			}
+		}
+		if _, ok := s.ByArea[c.Area]; !ok {
+			s.ByArea[c.Area] = &Counts{}
+		}
+		s.ByArea[c.Area].add(c.Outcome)
+		s.Total.add(c.Outcome)
+		s.Checks = append(s.Checks, c)
+	}
+	return s
+}
+
+// writeSummary ends every run: the table per area, then the decided
+// differences, the skips and the failures, one line each.
+func writeSummary(out io.Writer, s Summary, e *env) {
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Conformance summary")
+	mode := "declared checks fail the run; decided checks are reported (--strict makes them fail)"
+	if e.cfg.Strict {
+		mode = "--strict: declared and decided checks fail the run"
+	}
+	fmt.Fprintf(out, "(%s)\n\n", mode)
+	const rowFormat = "%-14s %7v %7v %8v %16v %13v\n"
+	fmt.Fprintf(out, rowFormat, "area", "passed", "failed", "skipped", "decided-differs", "not selected")
+	row := func(name string, c Counts) {
+		fmt.Fprintf(out, rowFormat, name, c.Passed, c.Failed, c.Skipped, c.DecidedDiffers, c.NotSelected)
+	}
+	for _, a := range areas {
+		row(a.Label, *s.ByArea[a.Label])
+	}
+	if c, ok := s.ByArea["other"]; ok {
+		row("other", *c)
+	}
+	row("total", s.Total)
+
+	section := func(title string, o Outcome) {
+		var lines []string
+		for _, c := range s.Checks {
+			if c.Outcome == o {
+				lines = append(lines, fmt.Sprintf("  - %s\n      %s", c.Name, strings.ReplaceAll(oneParagraph(c.Reason), "\n", "\n      ")))
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(out, "\n%s (%d):\n%s\n", title, len(lines), strings.Join(lines, "\n"))
+		}
+	}
+	section("Decided: differs", DecidedDiffers)
+	section("Skipped", Skipped)
+	section("Failed", Failed)
+	for _, f := range s.SuiteFailures {
+		fmt.Fprintf(out, "\nSuite failure: %s\n", f)
+	}
+	if len(e.leaks) > 0 {
+		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(e.leaks), strings.Join(e.leaks, "\n  "))
+	}
+	if e.cfg.Keep {
+		fmt.Fprintf(out, "\n--keep: the resources of this run are left in place (names start with %q)\n", e.prefix)
+	}
+}
+
+// oneParagraph keeps the first lines of a message, up to a blank line.
+func oneParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > 8 {
+		lines = append(lines[:8], "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeHTMLFile writes the HTML report.
+func writeHTMLFile(path string, r types.Report, s Summary, cfg Config) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeHTML(f, r, s, cfg); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+var htmlReport = template.Must(template.New("report").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>API conformance report</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
+td:first-child,th:first-child{text-align:left}
+.failed{color:#b00020}.decided-differs{color:#a15c00}.skipped{color:#666}.passed{color:#1b5e20}
+details{margin:.4em 0;border-left:4px solid #ccc;padding-left:.6em}
+details.failed{border-color:#b00020}details.decided-differs{border-color:#a15c00}details.skipped{border-color:#999}
+pre{background:#f6f6f6;padding:.6em;overflow:auto;white-space:pre-wrap}
+.labels{color:#555;font-size:12px}
+</style></head><body>
+<h1>API conformance report</h1>
+<p>Base URL <code>{{.BaseURL}}</code>, {{if .Strict}}<strong>--strict</strong>: decided checks fail the run{{else}}decided checks are reported, not failed{{end}}. Started {{.Start}}, {{.Duration}}. Result: <strong class="{{.ResultClass}}">{{.Result}}</strong>.</p>
+<table><tr><th>area</th><th>passed</th><th>failed</th><th>skipped</th><th>decided-differs</th><th>not selected</th></tr>
+{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.C.Passed}}</td><td>{{.C.Failed}}</td><td>{{.C.Skipped}}</td><td>{{.C.DecidedDiffers}}</td><td>{{.C.NotSelected}}</td></tr>
+{{end}}</table>
+{{range .Groups}}<h2>{{.Title}}</h2>
+{{range .Checks}}<details class="{{.Outcome}}"{{if eq .Outcome "failed"}} open{{end}}><summary><span class="{{.Outcome}}">{{.Outcome}}</span> {{.Name}}</summary>
+<div class="labels">{{range .Labels}}{{.}} {{end}}</div>
+{{if .Reason}}<pre>{{.Reason}}</pre>{{end}}
+{{range .Details}}<pre>{{.}}</pre>{{end}}
+</details>
+{{end}}{{end}}
+</body></html>
+`))
+
+func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
+	type row struct {
+		Name string
+		C    Counts
+	}
+	type group struct {
+		Title  string
+		Checks []CheckResult
+	}
+	data := struct {
+		BaseURL, Start, Duration, Result, ResultClass string
+		Strict                                        bool
+		Rows                                          []row
+		Groups                                        []group
+	}{
+		BaseURL:  NewRedactor(cfg.APIKey, cfg.APIKey2).String(cfg.BaseURL),
+		Start:    r.StartTime.Format(time.RFC3339),
+		Duration: r.RunTime.Round(time.Millisecond).String(),
+		Strict:   cfg.Strict,
+	}
+	data.Result, data.ResultClass = "PASS", "passed"
+	if !r.SuiteSucceeded {
+		data.Result, data.ResultClass = "FAIL", "failed"
+	}
+	for _, a := range areas {
+		data.Rows = append(data.Rows, row{a.Label, *s.ByArea[a.Label]})
+		g := group{Title: a.Title}
+		for _, c := range s.Checks {
+			if c.Area == a.Label && c.Outcome != NotSelected {
+				g.Checks = append(g.Checks, c)
+			}
+		}
+		if len(g.Checks) > 0 {
+			data.Groups = append(data.Groups, g)
+		}
+	}
+	data.Rows = append(data.Rows, row{"total", s.Total})
+	return htmlReport.Execute(w, data)
+}

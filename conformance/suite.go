@@ -1,0 +1,379 @@
+// Package conformance is the conformance suite of the contract: Ginkgo
+// specs that certify a server against the seed (spec/openapi.yaml and
+// spec/DECISIONS.md), run from a plain main() by cmd/conformance.
+//
+// Each area has its file (auth.go, envelope.go, models.go, datasets.go,
+// conversations.go, inference.go, evaluations.go, limits.go, isolation.go,
+// ratelimit.go). The harness is here and in check.go (classes, decided
+// checks), client.go (requests, redaction, curl), expect.go (judging
+// responses), stream.go (the event stream), resources.go (what checks
+// create and remove), report.go (summary, HTML) and clauses.go
+// (traceability).
+//
+// Ginkgo keeps one spec tree per process and runs it once, so Run, List and
+// Clauses may be called once per process, one of them.
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
+)
+
+// Exit statuses of a run.
+const (
+	// ExitPass: every selected declared check passed (decided ones too
+	// under --strict).
+	ExitPass = 0
+	// ExitFail: a check failed.
+	ExitFail = 1
+	// ExitUsage: a usage or configuration error; nothing ran.
+	ExitUsage = 2
+	// ExitUnreachable: the base URL did not answer; nothing ran.
+	ExitUnreachable = 3
+)
+
+// DefaultTimeout is the default longest wait for a state change.
+const DefaultTimeout = 2 * time.Minute
+
+// Config is one run's configuration (the CLI's flags).
+type Config struct {
+	// BaseURL is the service base address; the API lives under /api/v1.
+	BaseURL string
+	// APIKey is the first account's key (required).
+	APIKey string
+	// APIKey2 is a second account's key; it enables the isolation checks.
+	APIKey2 string
+	// JUnit, JSON and HTML are report files to write ("" for none).
+	JUnit, JSON, HTML string
+	// LabelFilter is a Ginkgo label filter. Unless it mentions rate-limit,
+	// the rate-limit checks are left out.
+	LabelFilter string
+	// Focus runs only the checks whose text matches this regular expression.
+	Focus string
+	// Timeout is the longest wait for a state change (a model ready, an
+	// evaluation finished) and for an inference stream.
+	Timeout time.Duration
+	// Strict fails the run on decided (not declared) behaviour too.
+	Strict bool
+	// Keep leaves created resources in place.
+	Keep bool
+}
+
+// requestTimeout bounds one ordinary request.
+const requestTimeout = 30 * time.Second
+
+// pollInterval is how often a state is polled.
+const pollInterval = 250 * time.Millisecond
+
+// Validate reports every configuration error at once. It opens each report
+// file for writing (creating it), so an unwritable path is a usage error
+// before anything is sent.
+func (c Config) Validate() error {
+	var errs []error
+	u, err := url.Parse(c.BaseURL)
+	switch {
+	case c.BaseURL == "":
+		errs = append(errs, errors.New("--base-url is required"))
+	case err != nil:
+		errs = append(errs, fmt.Errorf("--base-url: %v", err))
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		errs = append(errs, fmt.Errorf("--base-url %q: want an absolute http or https URL", c.BaseURL))
+	}
+	if c.APIKey == "" {
+		errs = append(errs, errors.New("--api-key is required"))
+	}
+	if c.APIKey2 != "" && c.APIKey2 == c.APIKey {
+		errs = append(errs, errors.New("--api-key-2 must be another account's key, not the same as --api-key"))
+	}
+	if c.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout %s: want a positive duration", c.Timeout))
+	}
+	errs = append(errs, c.validateSelection()...)
+	for flag, path := range map[string]string{"--junit": c.JUnit, "--json": c.JSON, "--html": c.HTML} {
+		if path == "" {
+			continue
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", flag, err))
+			continue
+		}
+		f.Close()
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateSelection() []error {
+	var errs []error
+	if c.LabelFilter != "" {
+		if _, err := types.ParseLabelFilter(c.LabelFilter); err != nil {
+			errs = append(errs, fmt.Errorf("--label-filter: %v", err))
+		}
+	}
+	if c.Focus != "" {
+		if _, err := regexp.Compile(c.Focus); err != nil {
+			errs = append(errs, fmt.Errorf("--focus: %v", err))
+		}
+	}
+	return errs
+}
+
+// labelFilter is the filter a run applies: the user's, and the rate-limit
+// checks left out unless the user's filter mentions them.
+func (c Config) labelFilter() string {
+	switch {
+	case strings.Contains(c.LabelFilter, "rate-limit"):
+		return c.LabelFilter
+	case strings.TrimSpace(c.LabelFilter) == "":
+		return "!rate-limit"
+	default:
+		return "(" + c.LabelFilter + ") && !rate-limit"
+	}
+}
+
+// Run runs the suite against cfg.BaseURL, writes the reports and a summary
+// to out, and returns the exit status (ExitPass, ExitFail, ExitUsage or
+// ExitUnreachable).
+func Run(cfg Config, out io.Writer) int {
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(out, "conformance: %v\n", err)
+		return ExitUsage
+	}
+	if err := probe(cfg.BaseURL); err != nil {
+		fmt.Fprintf(out, "conformance: %s cannot be reached: %v\n", cfg.BaseURL, err)
+		return ExitUnreachable
+	}
+	return execute(cfg, modeRun, out)
+}
+
+// List writes every check selected by cfg.LabelFilter and cfg.Focus (the
+// rate-limit checks included) with its labels and seed clauses; nothing is
+// sent.
+func List(cfg Config, out io.Writer) int {
+	if err := errors.Join(cfg.validateSelection()...); err != nil {
+		fmt.Fprintf(out, "conformance: %v\n", err)
+		return ExitUsage
+	}
+	return execute(cfg, modeList, out)
+}
+
+// Clauses writes the traceability document (conformance/CLAUSES.md).
+func Clauses(out io.Writer) int {
+	return execute(Config{Timeout: DefaultTimeout}, modeClauses, out)
+}
+
+type mode int
+
+const (
+	modeRun mode = iota
+	modeList
+	modeClauses
+)
+
+// probe tells a server that answers (anything) from one that cannot be
+// reached.
+func probe(base string) error {
+	u, _ := url.Parse(base)
+	u.Path = strings.TrimRight(u.Path, "/") + "/api/v1/user/model"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// executed enforces Ginkgo's rule of one RunSpecs per process with an
+// error instead of Ginkgo's os.Exit.
+var executed atomic.Bool
+
+// env is everything one run's checks share: the configuration, the client,
+// the run's name prefix and the resources kept for the whole suite. It is
+// created by execute and captured by the spec closures; there is no other
+// package state.
+type env struct {
+	cfg    Config
+	client *Client
+	// prefix starts every name this run creates ("ck-1a2b3c-").
+	prefix string
+	// unknownID is an id no resource has (a random 12-digit number).
+	unknownID string
+	shared    *sharedResources
+	final     types.Report
+	// leaks lists resources cleanup could not remove.
+	leaks []string
+	// culprit is the exchange of the last failed judgement, for the
+	// reproduction of a decided difference.
+	culprit *Exchange
+}
+
+func newEnv(cfg Config) *env {
+	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}}
+	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
+	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
+	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
+		e.client = NewClient(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
+	}
+	return e
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// failureFlag is the testing.T stand-in RunSpecs wants.
+type failureFlag struct{ failed bool }
+
+func (f *failureFlag) Fail() { f.failed = true }
+
+func execute(cfg Config, m mode, out io.Writer) int {
+	if !executed.CompareAndSwap(false, true) {
+		fmt.Fprintln(out, "conformance: the suite runs once per process (Ginkgo's rule); start another process")
+		return ExitUsage
+	}
+	e := newEnv(cfg)
+	e.register()
+
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	suiteConfig.FocusStrings, suiteConfig.SkipStrings = nil, nil
+	suiteConfig.LabelFilter = cfg.labelFilter()
+	if cfg.Focus != "" {
+		suiteConfig.FocusStrings = []string{cfg.Focus}
+	}
+	suiteConfig.RandomizeAllSpecs = false
+	suiteConfig.FailFast = false
+	suiteConfig.Timeout = 24 * time.Hour // each wait has its own bound (--timeout)
+	reporterConfig.NoColor = !isTerminal(out)
+	reporterConfig.Succinct = false
+	reporterConfig.Verbose, reporterConfig.VeryVerbose = false, false
+	switch m {
+	case modeRun:
+		reporterConfig.JUnitReport, reporterConfig.JSONReport = cfg.JUnit, cfg.JSON
+		formatter.ColorableStdOut = out
+	case modeList:
+		suiteConfig.LabelFilter = cfg.LabelFilter
+		suiteConfig.DryRun = true
+		formatter.ColorableStdOut = io.Discard
+	case modeClauses:
+		suiteConfig.LabelFilter, suiteConfig.FocusStrings = "", nil
+		suiteConfig.DryRun = true
+		formatter.ColorableStdOut = io.Discard
+	}
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(cfg.Timeout)
+	SetDefaultEventuallyPollingInterval(pollInterval)
+
+	failures := &failureFlag{}
+	passed := RunSpecs(failures, "API conformance", suiteConfig, reporterConfig)
+
+	switch m {
+	case modeList:
+		writeList(out, e.final)
+		return ExitPass
+	case modeClauses:
+		if err := writeClauses(out, e.final); err != nil {
+			fmt.Fprintf(out, "conformance: %v\n", err)
+			return ExitFail
+		}
+		return ExitPass
+	}
+	s := summarize(e.final)
+	writeSummary(out, s, e)
+	if cfg.HTML != "" {
+		if err := writeHTMLFile(cfg.HTML, e.final, s, cfg); err != nil {
+			fmt.Fprintf(out, "conformance: --html: %v\n", err)
+			return ExitFail
+		}
+	}
+	switch {
+	case !passed || failures.failed:
+		return ExitFail
+	case s.Total.Selected() == 0:
+		fmt.Fprintln(out, "conformance: --label-filter and --focus selected no check")
+		return ExitUsage
+	}
+	return ExitPass
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// register builds the spec tree: the suite-wide nodes, then every area.
+func (e *env) register() {
+	ReportBeforeEach(func(SpecReport) {
+		if e.client != nil {
+			e.client.Reset()
+		}
+	})
+	AfterEach(func() {
+		r := CurrentSpecReport()
+		if e.client != nil && (r.Failed() || hasDifference(r)) {
+			AddReportEntry("exchanges", ExchangeLog(e.client.Log()), ReportEntryVisibilityNever)
+		}
+	})
+	AfterSuite(func(ctx SpecContext) { e.removeShared(ctx) })
+	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
+
+	e.authSpecs()
+	e.envelopeSpecs()
+	e.modelSpecs()
+	e.datasetSpecs()
+	e.conversationSpecs()
+	e.inferenceSpecs()
+	e.evaluationSpecs()
+	e.limitSpecs()
+	e.isolationSpecs()
+	e.rateLimitSpecs()
+}
+
+// ExchangeLog is every exchange of one check, as attached to its report.
+type ExchangeLog []*Exchange
+
+// String renders the log.
+func (l ExchangeLog) String() string {
+	var b strings.Builder
+	for i, x := range l {
+		fmt.Fprintf(&b, "--- exchange %d of %d\n%s", i+1, len(l), x)
+	}
+	return b.String()
+}
+
+func hasDifference(r types.SpecReport) bool {
+	for _, en := range r.ReportEntries {
+		if en.Name == entryDecided {
+			return true
+		}
+	}
+	return false
+}
