@@ -43,7 +43,7 @@ func main() {
 	fs.IntVar(&cfg.workers, "workers", max(3, runtime.NumCPU()+1), "runs in parallel")
 	fs.StringVar(&cfg.only, "only", "", "run only mutants whose name matches `REGEX`")
 	fs.StringVar(&cfg.report, "report", "reports/mutation.md", "write the result table to `FILE` (Markdown)")
-	fs.DurationVar(&cfg.timeout, "timeout", 15*time.Second, "the suite's --timeout for each run")
+	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "the suite's --timeout for each run")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mutation [flags]\n\nRuns the conformance suite against every mutant and valid variant of the mock.\nEvery flag can also be set by MUTATION_<FLAG>.\n\nFlags:\n")
 		fs.PrintDefaults()
