@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: help run test vet lint-spec types go-test selftest clauses check-clauses conformance bench mutation build clean
+.PHONY: help tools run test vet lint-spec types go-test selftest clauses check-clauses conformance bench mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -21,14 +21,18 @@ vet: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
-$(NODE_BIN)/spectral: tools/package.json tools/package-lock.json
+# A stamp, because npm gives installed files a fixed old mtime.
+NODE_STAMP := tools/node_modules/.installed
+$(NODE_STAMP): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund
 	@touch $@
 
-lint-spec: $(NODE_BIN)/spectral ## lint the contract with Spectral (spectral:oas)
+tools: $(NODE_STAMP) ## install the pinned Node tools (Spectral, openapi-typescript, TypeScript)
+
+lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas)
 	$(NODE_BIN)/spectral lint spec/openapi.yaml --ruleset spec/.spectral.yaml --fail-severity error
 
-types: $(NODE_BIN)/spectral ## generate TypeScript types with openapi-typescript and compile a client against them
+types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and compile a client against them
 	mkdir -p build
 	$(NODE_BIN)/openapi-typescript spec/openapi.yaml -o build/api.d.ts
 	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
