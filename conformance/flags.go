@@ -1,13 +1,12 @@
 package conformance
 
 import (
+	"contractkit/internal/envflag"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // Options is a parsed command line: the run's Config and what to do.
@@ -74,35 +73,24 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var errs []error
-	for _, f := range flagSpecs {
-		v := getenv(f.env)
-		if given[f.name] || v == "" {
-			continue
-		}
-		switch {
-		case strs[f.name] != nil:
-			*strs[f.name] = v
-		case bools[f.name] != nil:
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: want true or false", f.env, v))
-			}
-			*bools[f.name] = b
-		case f.name == "timeout":
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: %v", f.env, v, err))
-			}
-			o.Timeout = d
-		}
+	if err := envflag.Apply(fs, envName, getenv); err != nil {
+		errs = append(errs, err)
 	}
 	if o.List && o.Clauses {
 		errs = append(errs, errors.New("--list and --clauses exclude each other"))
 	}
 	return o, errors.Join(errs...)
+}
+
+// envName is the environment variable of a flag, from flagSpecs.
+func envName(flagName string) string {
+	for _, f := range flagSpecs {
+		if f.name == flagName {
+			return f.env
+		}
+	}
+	return ""
 }
 
 // writeUsage writes --help: no value taken from the environment is shown,

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"contractkit/internal/envflag"
 	"contractkit/fixtures"
 	"contractkit/mockserver"
 )
@@ -100,19 +101,8 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		env := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := getenv(env); v != "" && !given[f.Name] && envErr == nil {
-			if err := fs.Set(f.Name, v); err != nil {
-				envErr = fmt.Errorf("%s=%q: %v", env, v, err)
-			}
-		}
-	})
-	if envErr != nil {
-		return envErr
+	if err := envflag.Apply(fs, envflag.Prefixed(envPrefix), getenv); err != nil {
+		return err
 	}
 	if m.cfg.TrainDuration < 0 || m.cfg.EvalDuration < 0 || m.cfg.Latency < 0 || m.cfg.TokenInterval < 0 {
 		return errors.New("durations must not be negative")

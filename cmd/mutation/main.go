@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"contractkit/internal/envflag"
 	"contractkit/mockserver"
 )
 
@@ -51,21 +52,11 @@ func main() {
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
-	applyEnv(fs)
+	if err := envflag.Apply(fs, envflag.Prefixed("MUTATION_"), os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "mutation:", err)
+		os.Exit(2)
+	}
 	os.Exit(run(cfg, os.Stdout))
-}
-
-func applyEnv(fs *flag.FlagSet) {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	fs.VisitAll(func(f *flag.Flag) {
-		if v := os.Getenv("MUTATION_" + strings.ToUpper(f.Name)); v != "" && !given[f.Name] {
-			if err := fs.Set(f.Name, v); err != nil {
-				fmt.Fprintln(os.Stderr, "mutation:", err)
-				os.Exit(2)
-			}
-		}
-	})
 }
 
 // result is one run of the suite.
