@@ -372,7 +372,7 @@ func TestServiceEndpoints(t *testing.T) {
 	c.do(http.MethodPut, "/api/v1/user/model").wantError(t, 405, "PUT")
 	c.do(http.MethodDelete, "/api/v1/user/dataset").wantError(t, 405)
 	c.post("/api/v1/user/model/1", map[string]any{}).wantError(t, 405)
-	for _, p := range []string{"/api/v1/nope", "/api/v2/user/model", "/", "/api/v1/user/model/1/extra", "/api/v1/evaluations/1/stop"} {
+	for _, p := range []string{"/api/v1/nope", "/api/v2/user/model", "/api/v1/user/model/1/extra", "/api/v1/evaluations/1/stop"} {
 		c.get(p).wantError(t, 404)
 	}
 	anon.get("/api/v1/nope").wantError(t, 401) // the key is checked before routing

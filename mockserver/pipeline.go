@@ -66,6 +66,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out = mw
 	}
 	switch {
+	case r.URL.Path == "/":
+		s.console(out, r)
+	case r.URL.Path == "/favicon.ico":
+		// Browsers ask for it when the console opens; no icon, and no 401 noise.
+		out.WriteHeader(http.StatusNoContent)
 	case r.URL.Path == "/healthz":
 		s.health(out, r)
 	case r.URL.Path == "/openapi.yaml":

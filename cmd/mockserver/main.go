@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"contractkit/internal/envflag"
 	"contractkit/fixtures"
+	"contractkit/internal/envflag"
 	"contractkit/mockserver"
 )
 

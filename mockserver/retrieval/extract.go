@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -342,6 +343,9 @@ func (x *extractor) readText(r io.Reader, markdown bool) error {
 // markdownLine strips the markup that would read badly when a line is quoted
 // in an answer: heading and quote markers, code fences, table rules and
 // emphasis. Only the start of a line is inspected for block markers.
+// listMarker is a Markdown list item's marker: "- ", "* ", "+ ", "1. ", "2) ".
+var listMarker = regexp.MustCompile(`^(?:[-*+]|\d{1,3}[.)])\s+`)
+
 func markdownLine(s string, lineStart, inFence bool) (string, bool) {
 	if lineStart {
 		t := strings.TrimSpace(s)
@@ -355,10 +359,14 @@ func markdownLine(s string, lineStart, inFence bool) (string, bool) {
 			return "", inFence
 		}
 		t = strings.TrimLeft(t, "#")
-		if len(t) < len(strings.TrimSpace(s)) {
+		switch {
+		case len(t) < len(strings.TrimSpace(s)):
 			s = strings.TrimSpace(t)
-		} else if strings.HasPrefix(t, "> ") {
+		case strings.HasPrefix(t, "> "):
 			s = t[2:]
+		case listMarker.MatchString(t):
+			// A list item reads as a sentence of its own in an answer.
+			s = listMarker.ReplaceAllString(t, "")
 		}
 	}
 	if inFence {

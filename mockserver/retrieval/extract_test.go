@@ -586,3 +586,18 @@ func BenchmarkExtractCSV(b *testing.B) {
 		}
 	}
 }
+
+func TestMarkdownListItemsLoseTheirMarkers(t *testing.T) {
+	doc, err := Extract("notes.md", strings.NewReader("# Leave\n\n- Employees receive 27 days of paid leave.\n* Carry-over ends in March.\n3. Ask HR first.\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, marker := range []string{"- Employees", "* Carry", "3. Ask"} {
+		if strings.Contains(doc.Text, marker) {
+			t.Errorf("text keeps the list marker of %q: %q", marker, doc.Text)
+		}
+	}
+	if !strings.Contains(doc.Text, "Employees receive 27 days of paid leave.") {
+		t.Errorf("text lost the item: %q", doc.Text)
+	}
+}
