@@ -242,33 +242,46 @@ func decisionOf(ext map[string]any) string {
 	return id
 }
 
-func responseDecision(c *spec.Contract, req *http.Request, status int) string {
+// documentedResponse finds the contract's answer for req and status. routed
+// is false when no operation matches req; resp is nil when the operation
+// does not document status.
+func documentedResponse(c *spec.Contract, req *http.Request, status int) (resp *openapi3.Response, routed bool) {
 	route, _, err := c.Router.FindRoute(req)
 	if err != nil {
-		return ""
+		return nil, false
 	}
 	r := route.Operation.Responses.Status(status)
-	if r == nil || r.Value == nil {
+	if r == nil {
+		return nil, true
+	}
+	return r.Value, true
+}
+
+func responseDecision(c *spec.Contract, req *http.Request, status int) string {
+	r, routed := documentedResponse(c, req, status)
+	switch {
+	case !routed:
+		return ""
+	case r == nil:
 		// An undocumented code: the condition-to-code mapping is ours.
 		return "D-17"
 	}
-	return decisionOf(r.Value.Extensions)
+	return decisionOf(r.Extensions)
 }
 
 // schemaDecision walks the response schema along fieldPath and returns the
 // innermost decision marked on the way (on a schema or on the response), so
 // a mismatch can be traced to the DECISIONS.md row that shaped it.
 func schemaDecision(c *spec.Contract, req *http.Request, status int, media, fieldPath string) string {
-	route, _, err := c.Router.FindRoute(req)
-	if err != nil {
+	r, routed := documentedResponse(c, req, status)
+	switch {
+	case !routed:
 		return ""
-	}
-	r := route.Operation.Responses.Status(status)
-	if r == nil || r.Value == nil {
+	case r == nil:
 		return "D-17"
 	}
-	found := decisionOf(r.Value.Extensions)
-	mt := r.Value.Content.Get(media)
+	found := decisionOf(r.Extensions)
+	mt := r.Content.Get(media)
 	if mt == nil || mt.Schema == nil {
 		return found
 	}

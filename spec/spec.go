@@ -75,14 +75,6 @@ func Strict() *Contract { return must(strictOnce()) }
 // Declared returns the contract with every decided constraint relaxed.
 func Declared() *Contract { return must(declaredOnce()) }
 
-// View returns Strict when strict is true, Declared otherwise.
-func View(strict bool) *Contract {
-	if strict {
-		return Strict()
-	}
-	return Declared()
-}
-
 func must(c *Contract, err error) *Contract {
 	if err != nil {
 		panic("spec: embedded contract does not load: " + err.Error())
