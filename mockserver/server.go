@@ -54,8 +54,6 @@ type Config struct {
 	Clock lifecycle.Clock
 	// Logger receives one line per request; keys are never logged.
 	Logger *slog.Logger
-	// Break names one deliberate contract violation (mutation testing).
-	Break string
 }
 
 // Limits the server enforces (D-15).
@@ -77,7 +75,6 @@ type Server struct {
 	keys     []keyEntry
 	limiter  *limiter
 	handlers map[string]handler
-	mutant   *mutant
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
@@ -110,16 +107,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorRate < 0 || cfg.ErrorRate > 1 {
 		return nil, fmt.Errorf("error rate %v: must be within 0..1", cfg.ErrorRate)
 	}
-	mut, err := lookupMutant(cfg.Break)
-	if err != nil {
-		return nil, err
-	}
 	s := &Server{
 		cfg:      cfg,
 		contract: spec.Strict(),
 		log:      cfg.Logger,
 		limiter:  newLimiter(cfg.RateLimit, cfg.Clock),
-		mutant:   mut,
 		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
 		shutdown: make(chan struct{}),
 		store: store.New(store.Config{
@@ -136,7 +128,6 @@ func New(cfg Config) (*Server, error) {
 		s.keys = append(s.keys, keyEntry{digest: sha256.Sum256([]byte(k)), account: fmt.Sprintf("account-%d", i+1)})
 	}
 	s.handlers = s.routes()
-	s.mutant.wrapHandlers(s.handlers)
 	for _, op := range s.contract.Operations {
 		if s.handlers[op.ID] == nil {
 			return nil, fmt.Errorf("operation %s has no handler", op.ID)

@@ -20,6 +20,7 @@ import (
 	"contractkit/fixtures"
 	"contractkit/internal/envflag"
 	"contractkit/mockserver"
+	"contractkit/mutation"
 )
 
 func main() {
@@ -52,6 +53,8 @@ type Main struct {
 	fixtures    string
 	logLevel    string
 	listMutants bool
+	breakName   string
+	mutant      *mutation.Mutant
 	keys        keyList
 	// Addr is the address actually listened on, set by Run (for port 0).
 	Addr chan string
@@ -89,7 +92,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")
 	fs.DurationVar(&m.cfg.TokenInterval, "token-interval", 20*time.Millisecond, "pause between streamed tokens")
 	fs.StringVar(&m.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn, error")
-	fs.StringVar(&m.cfg.Break, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
+	fs.StringVar(&m.breakName, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
 	fs.BoolVar(&m.listMutants, "list-mutants", false, "list the mutants of --break and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mockserver [flags]\n\nA stateful mock of the Model, Dataset, Conversation, Evaluation and Inference Service API v1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --train-duration: %sTRAIN_DURATION).\n\nFlags:\n", envPrefix, envPrefix)
@@ -114,6 +117,13 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 		return fmt.Errorf("--error-rate %v: must be within 0..1", m.cfg.ErrorRate)
 	}
 	m.cfg.Keys = m.keys
+	if m.breakName != "" {
+		mu, err := mutation.Lookup(m.breakName)
+		if err != nil {
+			return fmt.Errorf("--break: %w", err)
+		}
+		m.mutant = &mu
+	}
 	return nil
 }
 
@@ -146,7 +156,16 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	var handler http.Handler = srv
+	if m.mutant != nil {
+		// The mock stays as it is; the mutant rewrites its traffic.
+		keys := m.cfg.Keys
+		if len(keys) == 0 {
+			keys = []string{mockserver.DevKey}
+		}
+		handler = m.mutant.Wrapper(mutation.Options{Keys: keys})(srv)
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	hs.RegisterOnShutdown(srv.Shutdown)
 	if len(m.keys) == 0 {
 		fmt.Fprintf(m.Stdout, "No --api-key given: use the development key %s\n", mockserver.DevKey)
@@ -173,7 +192,7 @@ func (m *Main) Run(ctx context.Context) error {
 }
 
 func (m *Main) printMutants() {
-	for _, mu := range mockserver.Mutants() {
+	for _, mu := range mutation.List() {
 		kind := "mutant"
 		if mu.Valid {
 			kind = "valid"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"contractkit/mockserver"
+	"contractkit/mutation"
 )
 
 // env is a getenv over a map.
@@ -76,7 +77,7 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		"MOCK_RATE_LIMIT":     "7",
 		"MOCK_TOKEN_INTERVAL": "1ms",
 		"MOCK_LOG_LEVEL":      "debug",
-		"MOCK_BREAK":          "some-mutant",
+		"MOCK_BREAK":          "auth-403-not-401",
 		"MOCK_LIST_MUTANTS":   "true",
 	}
 	if len(vars) != len(allFlags) {
@@ -101,7 +102,7 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		{"rate-limit", m.cfg.RateLimit, 7},
 		{"token-interval", m.cfg.TokenInterval, time.Millisecond},
 		{"log-level", m.logLevel, "debug"},
-		{"break", m.cfg.Break, "some-mutant"},
+		{"break", m.breakName, "auth-403-not-401"},
 		{"list-mutants", m.listMutants, true},
 	}
 	for _, c := range checks {
@@ -148,6 +149,8 @@ func TestParseFlagsBadValues(t *testing.T) {
 		{name: "error rate not a number", args: []string{"--error-rate", "half"}, says: "error-rate"},
 		{name: "error rate NaN", args: []string{"--error-rate", "NaN"}, says: "error-rate"},
 		{name: "bad bool", args: []string{"--list-mutants=maybe"}, says: "list-mutants"},
+		{name: "unknown mutant", args: []string{"--break", "no-such-mutant"}, says: "no-such-mutant"},
+		{name: "env unknown mutant", env: map[string]string{"MOCK_BREAK": "nope"}, says: "nope"},
 		{name: "unknown flag", args: []string{"--port", "80"}, says: "port"},
 		{name: "positional argument", args: []string{"serve"}, says: "serve"},
 		{name: "env seed not a number", env: map[string]string{"MOCK_SEED": "abc"}, says: "MOCK_SEED"},
@@ -290,7 +293,6 @@ func TestRunRefusesBadSettings(t *testing.T) {
 		args []string
 	}{
 		{"log level", []string{"--log-level", "loud"}},
-		{"unknown mutant", []string{"--break", "no-such-mutant"}},
 		{"missing fixtures directory", []string{"--fixtures", t.TempDir() + "/nothing-here"}},
 		{"address in use or invalid", []string{"--addr", "127.0.0.1:-1"}},
 		{"repeated key", []string{"--api-key", "same", "--api-key", "same"}},
@@ -319,7 +321,54 @@ func TestListMutants(t *testing.T) {
 		t.Fatal("--list-mutants not set")
 	}
 	m.printMutants()
-	if got, want := strings.Count(out.String(), "\n"), len(mockserver.Mutants()); got != want {
+	if got, want := strings.Count(out.String(), "\n"), len(mutation.List()); got != want {
 		t.Errorf("printed %d lines, want one per mutant (%d)", got, want)
+	}
+}
+
+// TestRunServesAMutant proves --break wraps the served handler: with
+// auth-403-not-401 a bad key gets 403, and without --break the same server
+// answers 401.
+func TestRunServesAMutant(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, http.StatusUnauthorized},
+		{[]string{"--break", "auth-403-not-401"}, http.StatusForbidden},
+	} {
+		m, _, _ := newMain()
+		args := append([]string{"--addr", "127.0.0.1:0", "--fixtures", "none", "--log-level", "error"}, tc.args...)
+		if err := m.ParseFlags(args, env(nil)); err != nil {
+			t.Fatal(err)
+		}
+		m.Addr = make(chan string, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- m.Run(ctx) }()
+		var addr string
+		select {
+		case addr = <-m.Addr:
+		case err := <-done:
+			t.Fatalf("Run: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not start listening")
+		}
+		client := &http.Client{Timeout: 10 * time.Second}
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/user/model", nil)
+		req.Header.Set("Authorization", "Bearer not-a-key")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%v: a bad key got %d, want %d", tc.args, resp.StatusCode, tc.want)
+		}
+		client.CloseIdleConnections()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -1,0 +1,332 @@
+package mutation
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures Run.
+type Config struct {
+	// Bin is the directory holding the mockserver and conformance binaries.
+	Bin string
+	// Workers is how many runs go in parallel (default: CPUs+1, at least 3).
+	Workers int
+	// Only, when set, keeps the mutants whose name matches.
+	Only *regexp.Regexp
+	// Report is the Markdown file the table is written to ("": none).
+	Report string
+	// Timeout is the suite's --timeout for each run (default 10s).
+	Timeout time.Duration
+	// StartTimeout bounds the wait for the mock's address (default 60s).
+	StartTimeout time.Duration
+	// RunTimeout bounds one whole run, mock and suite (default 5m).
+	RunTimeout time.Duration
+	// Mutants are run after the baseline; nil runs List().
+	Mutants []Mutant
+	// Out gets a line per finished run, then the table.
+	Out io.Writer
+}
+
+// Result is one run of the suite against one mutant (or the baseline, the
+// unnamed one).
+type Result struct {
+	Mutant
+	// Passed reports the suite's verdict, read from its JSON report; it
+	// means nothing when Err is set.
+	Passed bool
+	// Failures are the suite's failed checks, "check: first line of the reason".
+	Failures []string
+	// Err is why the run gave no verdict: the mock did not start or died,
+	// the suite could not run, its report is missing or disagrees with its
+	// exit status.
+	Err      error
+	Duration time.Duration
+}
+
+// Expected is what the suite must say: "pass" for a valid variant and the
+// baseline, "fail" for a mutant.
+func (r Result) Expected() string {
+	if r.Valid || r.Name == "" {
+		return "pass"
+	}
+	return "fail"
+}
+
+// Outcome is what the suite said.
+func (r Result) Outcome() string {
+	switch {
+	case r.Err != nil:
+		return "error: " + r.Err.Error()
+	case r.Passed:
+		return "passed"
+	}
+	return "failed"
+}
+
+// OK reports whether the suite said what it must.
+func (r Result) OK() bool { return r.Err == nil && r.Passed == (r.Expected() == "pass") }
+
+// AllOK reports whether every result is as it must be.
+func AllOK(results []Result) bool {
+	for _, r := range results {
+		if !r.OK() {
+			return false
+		}
+	}
+	return len(results) > 0
+}
+
+// The runs' two accounts; they never leave the runner's child processes.
+const keyA, keyB = "mutation-key-a", "mutation-key-b"
+
+// Run runs the suite against the unbroken mock (the baseline, first) and
+// against each mutant, writes the table to cfg.Out and cfg.Report, and
+// returns the results. The error is the runner's own (the report could not
+// be written); a run that gives no verdict is a Result with Err.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	cfg.defaults()
+	jobs := []Mutant{{Area: "baseline", Breaks: "nothing: the mock as it is", Valid: true}}
+	for _, m := range cfg.Mutants {
+		if cfg.Only == nil || cfg.Only.MatchString(m.Name) {
+			jobs = append(jobs, m)
+		}
+	}
+	results := make([]Result, len(jobs))
+	var wg sync.WaitGroup
+	var outMu sync.Mutex
+	sem := make(chan struct{}, cfg.Workers)
+	start := time.Now()
+	for i, m := range jobs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = cfg.runOne(ctx, m)
+			r := results[i]
+			mark := "ok  "
+			if !r.OK() {
+				mark = "FAIL"
+			}
+			outMu.Lock()
+			fmt.Fprintf(cfg.Out, "%s %-36s expected %-4s %-8s %5.1fs\n", mark, label(r), r.Expected(), r.Outcome(), r.Duration.Seconds())
+			outMu.Unlock()
+		})
+	}
+	wg.Wait()
+	table := Render(results, time.Since(start))
+	fmt.Fprint(cfg.Out, "\n"+table)
+	if cfg.Report != "" {
+		if err := os.MkdirAll(filepath.Dir(cfg.Report), 0o755); err != nil {
+			return results, fmt.Errorf("report: %w", err)
+		}
+		if err := os.WriteFile(cfg.Report, []byte(table), 0o644); err != nil {
+			return results, fmt.Errorf("report: %w", err)
+		}
+	}
+	return results, nil
+}
+
+func (cfg *Config) defaults() {
+	if cfg.Workers <= 0 {
+		cfg.Workers = max(3, runtime.NumCPU()+1)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = time.Minute
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = 5 * time.Minute
+	}
+	if cfg.Mutants == nil {
+		cfg.Mutants = List()
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+}
+
+func label(r Result) string {
+	if r.Name == "" {
+		return "(baseline)"
+	}
+	return r.Name
+}
+
+// runOne starts the mock with one mutant on a port the system picks, and
+// runs the suite against it with two accounts.
+func (cfg Config) runOne(ctx context.Context, m Mutant) (res Result) {
+	res.Mutant = m
+	begin := time.Now()
+	defer func() { res.Duration = time.Since(begin) }()
+	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
+	defer cancel()
+	mock, err := startMock(ctx, cfg, m.Name)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	defer mock.stop()
+	res.Passed, res.Failures, res.Err = cfg.runSuite(ctx, mock, m)
+	return res
+}
+
+// hermetic is the environment of the runs: the runner's own, without any
+// variable that would change the mock's or the suite's flags.
+func hermetic(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MOCK_") && !strings.HasPrefix(kv, "CONFORMANCE_") && !strings.HasPrefix(kv, "MUTATION_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// mock is a running mockserver.
+type mock struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *tail
+	exited chan struct{} // closed when the process has ended
+	err    error         // Wait's result, set before exited is closed
+}
+
+var listening = regexp.MustCompile(`^mockserver listening on http://(\S+)`)
+
+// startMock starts the mock on 127.0.0.1:0 and reads back, from the line it
+// prints, the address the system gave it: no port is guessed, so no run can
+// take another's.
+func startMock(ctx context.Context, cfg Config, name string) (*mock, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(cfg.Bin, "mockserver"), "--addr", "127.0.0.1:0", "--break", name,
+		"--train-duration", "1s", "--eval-duration", "3s", "--token-interval", "1ms", "--log-level", "error")
+	cmd.Env = hermetic("MOCK_API_KEY=" + keyA + "," + keyB)
+	pr, pw := io.Pipe()
+	m := &mock{cmd: cmd, stderr: &tail{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = pw, m.stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("mockserver: %w", err)
+	}
+	go func() {
+		m.err = cmd.Wait()
+		pw.Close()
+		close(m.exited)
+	}()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		found := false
+		for sc.Scan() {
+			if g := listening.FindStringSubmatch(sc.Text()); g != nil && !found {
+				found = true
+				addr <- g[1]
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr) // a line too long for the scanner: keep the mock unblocked
+	}()
+	timer := time.NewTimer(cfg.StartTimeout)
+	defer timer.Stop()
+	select {
+	case m.addr = <-addr:
+		return m, nil
+	case <-m.exited:
+		return nil, fmt.Errorf("mockserver exited before listening (%v): %s", m.err, m.stderr.last())
+	case <-timer.C:
+		m.stop()
+		return nil, fmt.Errorf("mockserver printed no address within %s: %s", cfg.StartTimeout, m.stderr.last())
+	case <-ctx.Done():
+		m.stop()
+		return nil, fmt.Errorf("mockserver did not start: %w", ctx.Err())
+	}
+}
+
+func (m *mock) stop() {
+	_ = m.cmd.Process.Kill() // already gone is fine
+	<-m.exited
+}
+
+// runSuite runs the suite against m and reads its verdict from its JSON
+// report, checked against its exit status.
+func (cfg Config) runSuite(ctx context.Context, m *mock, mu Mutant) (bool, []string, error) {
+	dir, err := os.MkdirTemp("", "mutation-")
+	if err != nil {
+		return false, nil, err
+	}
+	defer os.RemoveAll(dir)
+	report := filepath.Join(dir, "report.json")
+	args := []string{"--base-url", "http://" + m.addr, "--timeout", cfg.Timeout.String(), "--json", report}
+	if mu.Decided != "" {
+		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(cfg.Bin, "conformance"), args...)
+	cmd.Env = hermetic("CONFORMANCE_API_KEY="+keyA, "CONFORMANCE_API_KEY_2="+keyB)
+	out := &tail{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	exit := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		exit = ee.ExitCode()
+	case err != nil:
+		return false, nil, fmt.Errorf("conformance: %w", err)
+	}
+	select {
+	case <-m.exited: // a verdict on a dead mock says nothing of the mutant
+		return false, nil, fmt.Errorf("mockserver exited during the run (%v): %s", m.err, m.stderr.last())
+	default:
+	}
+	if exit != 0 && exit != 1 {
+		return false, nil, fmt.Errorf("conformance exited %d: %s", exit, out.last())
+	}
+	passed, failures, err := readReport(report)
+	switch {
+	case err != nil:
+		return false, nil, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
+	case passed != (exit == 0):
+		return false, failures, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
+	}
+	return passed, failures, nil
+}
+
+// tail keeps the end of a process's output, for error messages.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 4 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+// last is the last non-empty line written.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	if s := lines[len(lines)-1]; s != "" {
+		return s
+	}
+	return "(no output)"
+}

@@ -1,0 +1,250 @@
+package mutation
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// TestMain lets the test binary stand in for the runner's two programs:
+// started through a link called mockserver or conformance, it plays a fake
+// of that program whose behaviour the mutant's name chooses.
+func TestMain(m *testing.M) {
+	switch filepath.Base(os.Args[0]) {
+	case "mockserver":
+		os.Exit(fakeMock(os.Args[1:]))
+	case "conformance":
+		os.Exit(fakeSuite(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeMock listens like the mock and answers GET /name with its --break
+// name; POST /exit ends it. A name with "wont-start" exits at once, one
+// with "silent" never prints its address.
+func fakeMock(args []string) int {
+	fs := flag.NewFlagSet("mockserver", flag.ContinueOnError)
+	addr := fs.String("addr", "", "")
+	name := fs.String("break", "", "")
+	for _, f := range []string{"train-duration", "eval-duration", "token-interval", "log-level"} {
+		fs.String(f, "", "")
+	}
+	if err := fs.Parse(args); err != nil || *addr != "127.0.0.1:0" || os.Getenv("MOCK_API_KEY") == "" {
+		fmt.Fprintln(os.Stderr, "fake mockserver: bad command line or environment")
+		return 2
+	}
+	switch {
+	case strings.Contains(*name, "wont-start"):
+		fmt.Fprintln(os.Stderr, "mockserver: listen tcp: boom")
+		return 1
+	case strings.Contains(*name, "silent"):
+		select {}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return 1
+	}
+	fmt.Printf("mockserver listening on http://%s (2 account(s))\n", ln.Addr())
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /name", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, *name) })
+	mux.HandleFunc("POST /exit", func(http.ResponseWriter, *http.Request) { os.Exit(7) })
+	_ = http.Serve(ln, mux)
+	return 1
+}
+
+// fakeSuite asks the fake mock its mutant and answers as a suite would:
+// "caught" and "fails" fail, "decided" fails only with --strict, anything
+// else passes; "no-report" writes no report, "disagree" exits 1 with a
+// passing report, "mock-dies" ends the mock first.
+func fakeSuite(args []string) int {
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	base := fs.String("base-url", "", "")
+	fs.String("timeout", "", "")
+	report := fs.String("json", "", "")
+	strict := fs.Bool("strict", false, "")
+	if err := fs.Parse(args); err != nil || *report == "" || os.Getenv("CONFORMANCE_API_KEY") == "" || os.Getenv("CONFORMANCE_API_KEY_2") == "" {
+		fmt.Println("fake conformance: bad command line or environment")
+		return 2
+	}
+	resp, err := http.Get(*base + "/name")
+	if err != nil {
+		fmt.Println("fake conformance:", err)
+		return 3
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	name := string(b)
+	if strings.Contains(name, "mock-dies") {
+		if r, err := http.Post(*base+"/exit", "text/plain", nil); err == nil {
+			r.Body.Close()
+		}
+	}
+	pass := !strings.Contains(name, "caught") && !strings.Contains(name, "fails") && !strings.Contains(name, "mock-dies") &&
+		!(strings.Contains(name, "decided") && *strict)
+	exit := 0
+	if !pass || strings.Contains(name, "disagree") {
+		exit = 1
+	}
+	if strings.Contains(name, "no-report") {
+		return exit
+	}
+	spec := types.SpecReport{ContainerHierarchyTexts: []string{"Fake"}, LeafNodeText: "MUST hold", LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed}
+	if !pass {
+		spec.State, spec.Failure = types.SpecStateFailed, types.Failure{Message: "the fake says no\nsecond line"}
+	}
+	out, _ := json.Marshal([]types.Report{{SuiteSucceeded: pass, SpecReports: types.SpecReports{spec}}})
+	if err := os.WriteFile(*report, out, 0o644); err != nil {
+		return 2
+	}
+	return exit
+}
+
+// fakeBin is a directory whose mockserver and conformance are this test
+// binary.
+func fakeBin(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"mockserver", "conformance"} {
+		if err := os.Symlink(self, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func byName(results []Result) map[string]Result {
+	m := map[string]Result{}
+	for _, r := range results {
+		m[label(r)] = r
+	}
+	return m
+}
+
+func TestRunJudgesMutantsAndVariants(t *testing.T) {
+	t.Setenv("MOCK_BREAK", "m-caught") // the runs must not inherit it
+	report := filepath.Join(t.TempDir(), "out", "mutation.md")
+	var out strings.Builder
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: report, Out: &out, Workers: 2, Mutants: []Mutant{
+		{Name: "m-caught", Area: "a", Breaks: "is caught"},
+		{Name: "m-survives", Area: "a", Breaks: "survives"},
+		{Name: "m-decided", Area: "a", Breaks: "breaks a decided rule", Decided: "D-01"},
+		{Name: "valid-passes", Area: "variant", Valid: true},
+		{Name: "valid-fails", Area: "variant", Valid: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byName(results)
+	for name, want := range map[string]struct {
+		ok      bool
+		outcome string
+	}{
+		"(baseline)":   {true, "passed"},
+		"m-caught":     {true, "failed"},
+		"m-survives":   {false, "passed"},
+		"m-decided":    {true, "failed"}, // run with --strict
+		"valid-passes": {true, "passed"},
+		"valid-fails":  {false, "failed"},
+	} {
+		r, ok := got[name]
+		if !ok {
+			t.Errorf("%s: not run", name)
+			continue
+		}
+		if r.OK() != want.ok || r.Outcome() != want.outcome {
+			t.Errorf("%s: ok %t outcome %q, want ok %t outcome %q", name, r.OK(), r.Outcome(), want.ok, want.outcome)
+		}
+	}
+	if f := got["m-caught"].Failures; len(f) != 1 || f[0] != "Fake › MUST hold: the fake says no" {
+		t.Errorf("m-caught failures got %q, want the failed check from the JSON report", f)
+	}
+	if AllOK(results) {
+		t.Error("AllOK with a surviving mutant and a failing variant")
+	}
+	table, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Score: 2/3 mutants killed; 2/3 valid variants (baseline included) passed"; !strings.Contains(string(table), want) {
+		t.Errorf("report got\n%s\nwant %q", table, want)
+	}
+	if !strings.Contains(out.String(), "FAIL m-survives") || !strings.Contains(out.String(), "ok   m-caught") {
+		t.Errorf("progress lines got\n%s", out.String())
+	}
+}
+
+func TestRunAllOKAndOnly(t *testing.T) {
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Only: regexp.MustCompile("caught|valid"), Mutants: []Mutant{
+		{Name: "m-caught"}, {Name: "m-survives"}, {Name: "valid-passes", Valid: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 3 || !AllOK(results) {
+		t.Errorf("results got %+v, want the baseline, m-caught and valid-passes, all as expected", results)
+	}
+}
+
+// TestRunSurfacesEveryError: a run that gives no verdict is an error, never
+// a kill.
+func TestRunSurfacesEveryError(t *testing.T) {
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), StartTimeout: time.Second, Mutants: []Mutant{
+		{Name: "m-wont-start"}, {Name: "m-silent"}, {Name: "m-no-report"}, {Name: "m-disagree"}, {Name: "m-mock-dies"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byName(results)
+	for name, says := range map[string]string{
+		"m-wont-start": "listen tcp: boom",
+		"m-silent":     "no address",
+		"m-no-report":  "--json",
+		"m-disagree":   "report says succeeded=true",
+		"m-mock-dies":  "exited during the run",
+	} {
+		r := got[name]
+		if r.Err == nil || !strings.Contains(r.Err.Error(), says) || r.OK() {
+			t.Errorf("%s: err %v ok %t, want an error saying %q", name, r.Err, r.OK(), says)
+		}
+	}
+}
+
+func TestRunFailsWhenTheReportCannotBeWritten(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: filepath.Join(file, "mutation.md"), Mutants: []Mutant{}})
+	if err == nil {
+		t.Fatal("Run got no error for a report under a regular file")
+	}
+}
+
+func TestReadReportRefusesBadReports(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"empty": "", "not-json": "{", "two": "[{},{}]", "none": "[]"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := readReport(path); err == nil {
+			t.Errorf("%s: readReport got no error", name)
+		}
+	}
+}
