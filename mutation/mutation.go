@@ -8,7 +8,7 @@
 // the mock itself knows nothing of mutation testing:
 //
 //   - a request rewriter changes the request before the mock sees it (and may
-//     ask the mock questions through Exchange.Ask);
+//     ask the mock questions first, with the client's credentials);
 //   - an answer rewriter changes a whole non-stream answer (status, headers,
 //     body), which the wrapper buffers;
 //   - a stream rewriter sees an event-stream answer write by write and
