@@ -246,9 +246,6 @@ func NewClient(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 	}
 }
 
-// Redactor returns the client's redactor.
-func (c *Client) Redactor() *Redactor { return c.redact }
-
 // Reset empties the exchange log (at the start of each check).
 func (c *Client) Reset() {
 	c.mu.Lock()

@@ -5,10 +5,12 @@
 // Each area has its file (auth.go, envelope.go, models.go, datasets.go,
 // conversations.go, inference.go, evaluations.go, limits.go, isolation.go,
 // ratelimit.go). The harness is here and in check.go (classes, decided
-// checks), client.go (requests, redaction, curl), expect.go (judging
-// responses), stream.go (the event stream), resources.go (what checks
-// create and remove), report.go (summary, HTML) and clauses.go
-// (traceability).
+// checks), assert.go (the judges a check calls), client.go (requests,
+// redaction, curl), envelope_rules.go (envelope, content type and status),
+// mismatches.go (the body against the contract), decisions.go (which
+// decision governs a response or a field), json.go (the JSON accessor J),
+// stream.go (the event stream), resources.go (what checks create and
+// remove), report.go (summary, HTML) and clauses.go (traceability).
 //
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
 // Clauses may be called once per process, one of them.

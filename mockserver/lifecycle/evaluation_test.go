@@ -28,7 +28,7 @@ func TestEvaluationRefusalMessage(t *testing.T) {
 }
 
 func TestEvaluationStatesMatchTable(t *testing.T) {
-	got := EvaluationTable().States()
+	got := statesOf(EvaluationTable())
 	for _, s := range EvaluationStates() {
 		if !slices.Contains(got, s) {
 			t.Errorf("table lacks state %q", s)

@@ -31,7 +31,9 @@ type key struct {
 // silently accepts impossible moves would let client bugs pass the
 // conformance suite.
 type Table struct {
-	name        string
+	name string
+	// transitions is the table as declared; the package's tests walk it to
+	// check that the table allows exactly the moves they spell out.
 	transitions []Transition
 	index       map[key]State
 }
@@ -60,9 +62,6 @@ func NewTable(name string, ts ...Transition) *Table {
 	return t
 }
 
-// Name returns the machine name given to NewTable.
-func (t *Table) Name() string { return t.name }
-
 // Fire returns the state reached by firing ev in state from, or a
 // *TransitionError when the table does not allow it.
 func (t *Table) Fire(from State, ev Event) (State, error) {
@@ -70,45 +69,6 @@ func (t *Table) Fire(from State, ev Event) (State, error) {
 		return to, nil
 	}
 	return from, &TransitionError{Machine: t.name, From: from, Event: ev}
-}
-
-// Can reports whether firing ev in state from is allowed, so handlers can
-// check before doing side effects.
-func (t *Table) Can(from State, ev Event) bool {
-	_, ok := t.index[key{from, ev}]
-	return ok
-}
-
-// Transitions returns a copy of the table in declaration order, for
-// documentation and exhaustive tests. It is a copy so callers cannot mutate
-// the machine.
-func (t *Table) Transitions() []Transition { return slices.Clone(t.transitions) }
-
-// States returns every state mentioned by the table, in order of first
-// appearance, so tests can enumerate states×events without a second list
-// that could drift from the table.
-func (t *Table) States() []State {
-	var out []State
-	for _, tr := range t.transitions {
-		for _, s := range []State{tr.From, tr.To} {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// Events returns every event mentioned by the table, in order of first
-// appearance.
-func (t *Table) Events() []Event {
-	var out []Event
-	for _, tr := range t.transitions {
-		if !slices.Contains(out, tr.Event) {
-			out = append(out, tr.Event)
-		}
-	}
-	return out
 }
 
 // TransitionError reports an event the table does not allow in the current

@@ -56,9 +56,6 @@ var modelTable = NewTable("model",
 	Transition{ModelBuilding, ModelTrainFail, ModelFailed},
 )
 
-// ModelTable returns the model-training machine's transition table.
-func ModelTable() *Table { return modelTable }
-
 // Training describes one model training. The mock stores it at model
 // creation and derives every status field from it on read.
 type Training struct {

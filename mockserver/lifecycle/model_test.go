@@ -17,7 +17,7 @@ func TestModelTableExhaustive(t *testing.T) {
 		ModelReady:    {},
 		ModelFailed:   {},
 	}
-	checkExhaustive(t, ModelTable(),
+	checkExhaustive(t, modelTable,
 		[]State{ModelQueued, ModelTraining, ModelBuilding, ModelReady, ModelFailed},
 		[]Event{ModelQueueDone, ModelGraphStart, ModelTrainDone, ModelTrainFail},
 		want)
@@ -201,7 +201,7 @@ func reachable(from, to State) bool {
 		if s == to {
 			return true
 		}
-		for _, tr := range ModelTable().Transitions() {
+		for _, tr := range modelTable.transitions {
 			if tr.From == s && !seen[tr.To] {
 				seen[tr.To] = true
 				queue = append(queue, tr.To)

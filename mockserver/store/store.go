@@ -51,9 +51,6 @@ func New(cfg Config) *Store {
 	return &Store{cfg: cfg, accounts: map[string]*Account{}}
 }
 
-// Config returns the store's configuration.
-func (s *Store) Config() Config { return s.cfg }
-
 // Account returns the account named name, creating it empty on first use.
 // name identifies an account (the server uses the index of its key), never
 // the key itself.

@@ -1,0 +1,121 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"time"
+
+	"contractkit/conformance"
+	"contractkit/mockserver"
+)
+
+// serve starts the mock in process with one account, the way a test of a
+// client would, and returns its base address and a function that stops it.
+func serve(key string) (*url.URL, func()) {
+	srv, err := mockserver.New(mockserver.Config{Keys: []string{key}})
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(srv)
+	base, err := url.Parse(ts.URL)
+	if err != nil {
+		panic(err)
+	}
+	return base, ts.Close
+}
+
+// A client is built from the service's base address and the API keys; Do
+// sends one request and records the exchange, and the judges read it.
+func ExampleClient_Do() {
+	base, stop := serve("example-key")
+	defer stop()
+	client := conformance.NewClient(base, "example-key", "", 10*time.Second)
+
+	x := client.Do(context.Background(), conformance.Request{
+		Method: http.MethodGet,
+		Path:   "/api/v1/evaluations",
+		Query:  url.Values{"status": {"pending"}},
+	})
+	fmt.Println("status:", x.Status)
+	fmt.Println("content type problems:", conformance.JSONContentTypeProblems(x.ResponseHeader))
+	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw(), "success"))
+
+	body, err := conformance.ParseJSON(x.Raw())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("envelope status:", body.Get("status").Str())
+	fmt.Println("data:", body.Get("data"))
+	// Output:
+	// status: 200
+	// content type problems: []
+	// envelope problems: []
+	// envelope status: success
+	// data: {"evaluations":[],"page":1,"per_page":20,"total":0}
+}
+
+// A refusal is a response too: Do never returns an error for a status code,
+// and EnvelopeProblems checks the error envelope of seed §1.
+func ExampleClient_Do_refused() {
+	base, stop := serve("example-key")
+	defer stop()
+	client := conformance.NewClient(base, "example-key", "", 10*time.Second)
+
+	x := client.Do(context.Background(), conformance.Request{Method: http.MethodGet, Path: "/api/v1/evaluations/999999"})
+	fmt.Println("status:", x.Status)
+	fmt.Println("status problems:", conformance.StatusProblems(x, http.StatusNotFound))
+	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw(), "error"))
+	// Output:
+	// status: 404
+	// status problems: []
+	// envelope problems: []
+}
+
+// The recorded exchange never holds an API key: headers and bodies are
+// redacted, and the curl command that reproduces the request reads the key
+// from the environment variable that holds it.
+func ExampleClient_Log() {
+	base, stop := serve("example-key")
+	defer stop()
+	client := conformance.NewClient(base, "example-key", "", 10*time.Second)
+
+	client.Do(context.Background(), conformance.Request{Method: http.MethodGet, Path: "/api/v1/evaluations"})
+	for _, x := range client.Log() {
+		fmt.Println(x.RequestHeader.Get("Authorization"))
+		fmt.Println(x.Status)
+	}
+	// Output:
+	// Bearer <redacted:api-key>
+	// 200
+}
+
+// A body missing the envelope's data is reported in one line per problem.
+func ExampleEnvelopeProblems() {
+	for _, p := range conformance.EnvelopeProblems([]byte(`{"status":"ok"}`), "success") {
+		fmt.Println(p)
+	}
+	// Output:
+	// $.status: "ok", want "success"
+	// $.data: missing (a successful response is {status, data})
+}
+
+// J reads a body leniently: a missing key gives the zero J, never a panic,
+// and ids read the same whether the server sends numbers or strings.
+func ExampleParseJSON() {
+	body, err := conformance.ParseJSON([]byte(`{"status":"success","data":[{"id":7,"name":"m"}]}`))
+	if err != nil {
+		panic(err)
+	}
+	first := body.Get("data", 0)
+	fmt.Println(first.Get("id").ID(), first.Get("name").Str())
+	fmt.Println(body.Get("data", 5, "name").Exists())
+	v, ok := body.Path("$.data[0].name")
+	fmt.Println(v, ok)
+	// Output:
+	// 7 m
+	// false
+	// "m" true
+}
