@@ -16,6 +16,18 @@ import (
 	"contractkit/mockserver/store"
 )
 
+// datasetRoutes serves datasets and their file uploads (API reference v1,
+// §4.3). The two multipart operations read their body as a stream (readForm).
+func (s *Server) datasetRoutes() map[string]handler {
+	return map[string]handler{
+		"listDatasets":       func(c *call) (any, error) { return c.account.Datasets(), nil },
+		"getDataset":         func(c *call) (any, error) { return c.account.Dataset(c.params["dataset_id"]) },
+		"createDataset":      s.createDataset,
+		"uploadDatasetFiles": s.uploadDatasetFiles,
+		"deleteDataset":      deleteDataset,
+	}
+}
+
 // Multipart bounds (D-15). Text kept for answering is budgeted per request
 // so that a hundred large files cannot pin hundreds of MiB.
 const (
@@ -166,6 +178,11 @@ func (s *Server) uploadDatasetFiles(c *call) (any, error) {
 		return nil, apierr.New(apierr.Invalid, "files: at least one file part is required")
 	}
 	return c.account.AddFiles(strings.TrimSpace(id), f.upload)
+}
+
+func deleteDataset(c *call) (any, error) {
+	permanent, _ := strconv.ParseBool(c.r.URL.Query().Get("permanent"))
+	return c.account.DeleteDataset(c.params["dataset_id"], permanent)
 }
 
 func checkLength(field, v string, lo, hi int) error {

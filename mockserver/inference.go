@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,11 @@ import (
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/store"
 )
+
+// inferenceRoutes serves the one inference operation (API reference v1, §4.4).
+func (s *Server) inferenceRoutes() map[string]handler {
+	return map[string]handler{"runInference": s.runInference}
+}
 
 // inferenceRequest is the part of the seed's 19 fields the mock acts on; the
 // others are validated by the contract and accepted.
@@ -186,3 +192,6 @@ func nonNilStrings(s []string) []string {
 	}
 	return s
 }
+
+// ctxDone reports whether ctx has ended.
+func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }

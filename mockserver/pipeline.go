@@ -1,38 +1,15 @@
 package mockserver
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"contractkit/mockserver/apierr"
-	"contractkit/mockserver/store"
 )
-
-// call is one routed, authenticated, validated API request.
-type call struct {
-	w       http.ResponseWriter
-	r       *http.Request
-	op      *openapi3.Operation
-	params  map[string]string
-	account *store.Account
-	// body is the JSON body, already read (bounded) and validated; nil for
-	// multipart operations, whose handlers read the stream themselves.
-	body []byte
-}
-
-// handler serves one operation. It returns the success envelope's data, or
-// (nil, nil) when it wrote the answer itself (a stream).
-type handler func(c *call) (any, error)
 
 // ServeHTTP runs the pipeline described in the package comment.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -163,87 +140,6 @@ func parseDelay(h string) (time.Duration, error) {
 	return d, nil
 }
 
-// validate checks the request against the contract. JSON bodies are read
-// (bounded), checked for syntax and depth (400), then the whole request goes
-// through libopenapi-validator (422 for schema violations). Multipart bodies
-// are left to their handlers, which read them as a stream.
-func (s *Server) validate(c *call) error {
-	if c.op.RequestBody != nil && c.op.RequestBody.Value != nil {
-		rb := c.op.RequestBody.Value
-		mt := mediaType(c.r.Header.Get("Content-Type"))
-		hasBody := c.r.ContentLength > 0 || (c.r.ContentLength < 0 && c.r.Body != nil && c.r.Body != http.NoBody)
-		switch {
-		case rb.Content.Get("multipart/form-data") != nil:
-			if mt != "multipart/form-data" {
-				return apierr.New(apierr.BadRequest, "Content-Type must be multipart/form-data (got %q)", bound(mt, 80))
-			}
-			c.r.Body = http.MaxBytesReader(c.w, c.r.Body, MaxMultipartBody)
-			return s.validateParams(c)
-		case !hasBody && !rb.Required:
-			// An optional body that is absent (rename with ?title=).
-		default:
-			if mt != "application/json" {
-				if mt == "" && !hasBody {
-					return apierr.New(apierr.BadRequest, "request body is required: send a JSON object with Content-Type: application/json")
-				}
-				return apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", bound(mt, 80))
-			}
-			body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, MaxJSONBody))
-			if err != nil {
-				var tooBig *http.MaxBytesError
-				if errors.As(err, &tooBig) {
-					return apierr.New(apierr.TooLarge, "request body exceeds %d bytes", MaxJSONBody)
-				}
-				return apierr.New(apierr.BadRequest, "request body could not be read")
-			}
-			if err := checkJSON(body, MaxJSONDepth); err != nil {
-				return err
-			}
-			c.body = body
-		}
-	}
-	return s.validateRequest(c)
-}
-
-func (s *Server) validateParams(c *call) error {
-	pv := s.contract.Validator.GetParameterValidator()
-	if ok, errs := pv.ValidateQueryParams(c.r); !ok {
-		return invalid(errs)
-	}
-	return nil
-}
-
-func (s *Server) validateRequest(c *call) error {
-	orig := c.r.Body
-	if c.body != nil {
-		c.r.Body = io.NopCloser(bytes.NewReader(c.body))
-	}
-	ok, errs := s.contract.Validator.ValidateHttpRequestSync(c.r)
-	c.r.Body = orig
-	if !ok {
-		return invalid(errs)
-	}
-	return nil
-}
-
-func mediaType(h string) string {
-	if h == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(h)
-	if err != nil {
-		return strings.ToLower(strings.TrimSpace(h))
-	}
-	return mt
-}
-
-func bound(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
@@ -266,6 +162,3 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach Flush on the real writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// ctxDone reports whether ctx has ended.
-func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }

@@ -1,0 +1,49 @@
+package mockserver
+
+import (
+	"contractkit/mockserver/apierr"
+)
+
+// conversationRoutes serves conversations and their messages (API reference
+// v1, §4.2).
+func (s *Server) conversationRoutes() map[string]handler {
+	return map[string]handler{
+		"listConversations":  listConversations,
+		"createConversation": createConversation,
+		"renameConversation": renameConversation,
+		"deleteConversation": func(c *call) (any, error) { return c.account.DeleteConversation(c.params["conversation_id"]) },
+		"listMessages":       func(c *call) (any, error) { return c.account.Messages(c.params["conversation_id"]) },
+	}
+}
+
+func listConversations(c *call) (any, error) {
+	return c.account.Conversations(c.r.URL.Query().Get("model_id"), c.queryInt("limit", 50), c.queryInt("offset", 0))
+}
+
+func createConversation(c *call) (any, error) {
+	var in struct {
+		ModelID int64  `json:"model_id"`
+		Title   string `json:"title"`
+	}
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	return c.account.CreateConversation(in.ModelID, in.Title)
+}
+
+func renameConversation(c *call) (any, error) {
+	var in struct {
+		Title *string `json:"title"`
+	}
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	if in.Title == nil && c.r.URL.Query().Has("title") {
+		t := c.r.URL.Query().Get("title") // D-21
+		in.Title = &t
+	}
+	if in.Title == nil {
+		return nil, apierr.New(apierr.Invalid, "title: required (in the JSON body)")
+	}
+	return c.account.RenameConversation(c.params["conversation_id"], *in.Title)
+}

@@ -1,0 +1,73 @@
+package mockserver
+
+import (
+	"contractkit/mockserver/ragas"
+	"contractkit/mockserver/store"
+)
+
+// evaluationRoutes serves evaluations, their name check, their start and the
+// RAGAS run over client-supplied samples (API reference v1, §4.5).
+func (s *Server) evaluationRoutes() map[string]handler {
+	return map[string]handler{
+		"listEvaluations":     listEvaluations,
+		"createEvaluation":    createEvaluation,
+		"checkEvaluationName": func(c *call) (any, error) { return c.account.CheckName(c.r.URL.Query().Get("name")), nil },
+		"getEvaluation":       func(c *call) (any, error) { return c.account.Evaluation(c.params["evaluation_id"]) },
+		"updateEvaluation":    updateEvaluation,
+		"deleteEvaluation":    func(c *call) (any, error) { return c.account.DeleteEvaluation(c.params["evaluation_id"]) },
+		"startEvaluation":     func(c *call) (any, error) { return c.account.StartEvaluation(c.params["evaluation_id"]) },
+		"runRagasEvaluation":  runRagas,
+	}
+}
+
+func listEvaluations(c *call) (any, error) {
+	return c.account.Evaluations(c.r.URL.Query().Get("status"), c.queryInt("page", 1), c.queryInt("per_page", 20)), nil
+}
+
+func createEvaluation(c *call) (any, error) {
+	in := store.EvaluationInput{Type: "ragas", BenchmarkType: "beir", QuestionCount: 10} // D-09 defaults
+	var body struct {
+		Name          string  `json:"name"`
+		Type          *string `json:"type"`
+		ModelID       int64   `json:"model_id"`
+		BenchmarkType *string `json:"benchmark_type"`
+		QuestionCount *int    `json:"question_count"`
+		Description   string  `json:"description"`
+	}
+	if err := c.decode(&body); err != nil {
+		return nil, err
+	}
+	in.Name, in.ModelID, in.Description = body.Name, body.ModelID, body.Description
+	if body.Type != nil {
+		in.Type = *body.Type
+	}
+	if body.BenchmarkType != nil {
+		in.BenchmarkType = *body.BenchmarkType
+	}
+	if body.QuestionCount != nil {
+		in.QuestionCount = *body.QuestionCount
+	}
+	return c.account.CreateEvaluation(in)
+}
+
+func updateEvaluation(c *call) (any, error) {
+	var in struct {
+		Name        *string `json:"name"`
+		Description *string `json:"description"`
+	}
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	return c.account.UpdateEvaluation(c.params["evaluation_id"], in.Name, in.Description)
+}
+
+func runRagas(c *call) (any, error) {
+	var in struct {
+		Samples           []ragas.Sample `json:"samples"`
+		SelectedQuestions []string       `json:"selected_questions"`
+	}
+	if err := c.decode(&in); err != nil {
+		return nil, err
+	}
+	return c.account.RunRagas(c.params["evaluation_id"], in.Samples, in.SelectedQuestions)
+}
