@@ -23,7 +23,7 @@ func (s *Server) routes() map[string]handler {
 		"createConversation":  createConversation,
 		"renameConversation":  renameConversation,
 		"deleteConversation":  func(c *call) (any, error) { return c.account.DeleteConversation(c.params["conversation_id"]) },
-		"listMessages":        func(c *call) (any, error) { return c.account.Messages(c.params["conversation_id"]) },
+		"listMessages":        listMessages,
 		"listDatasets":        func(c *call) (any, error) { return c.account.Datasets(), nil },
 		"getDataset":          func(c *call) (any, error) { return c.account.Dataset(c.params["dataset_id"]) },
 		"createDataset":       s.createDataset,
@@ -68,49 +68,37 @@ func (c *call) queryInt(name string, def int) int {
 }
 
 func createModel(c *call) (any, error) {
+	// The body is in the declared shape: normalize rewrote the alternatives (D-21).
 	var in struct {
-		ModelName      string          `json:"model_name"`
-		Name           string          `json:"name"`
-		DatasetID      json.RawMessage `json:"dataset_id"`
-		Dataset        json.RawMessage `json:"dataset"`
-		Description    *string         `json:"description"`
-		BaseModelID    *int64          `json:"base_model_id"`
-		TrainingTypeID *string         `json:"training_type_id"`
-		UseCaseID      *int64          `json:"use_case_id"`
-		PersonaID      *int64          `json:"persona_id"`
+		ModelName      string  `json:"model_name"`
+		DatasetID      string  `json:"dataset_id"`
+		Description    *string `json:"description"`
+		BaseModelID    *int64  `json:"base_model_id"`
+		TrainingTypeID *string `json:"training_type_id"`
+		UseCaseID      *int64  `json:"use_case_id"`
+		PersonaID      *int64  `json:"persona_id"`
 	}
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	name := in.ModelName
-	if name == "" {
-		name = in.Name // D-21
-	}
-	raw := in.DatasetID
-	if len(raw) == 0 {
-		raw = in.Dataset // D-21
-	}
 	return c.account.CreateModel(store.ModelInput{
-		Name: name, DatasetID: idFromJSON(raw), Description: in.Description, BaseModelID: in.BaseModelID,
+		Name: in.ModelName, DatasetID: in.DatasetID, Description: in.Description, BaseModelID: in.BaseModelID,
 		TrainingTypeID: in.TrainingTypeID, UseCaseID: in.UseCaseID, PersonaID: in.PersonaID,
 	})
 }
 
-// idFromJSON reads an id sent as a JSON string or number (D-21).
-func idFromJSON(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
 func listConversations(c *call) (any, error) {
 	return c.account.Conversations(c.r.URL.Query().Get("model_id"), c.queryInt("limit", 50), c.queryInt("offset", 0))
+}
+
+// listMessages pages a conversation's messages, oldest first (D-06).
+func listMessages(c *call) (any, error) {
+	all, err := c.account.Messages(c.params["conversation_id"])
+	if err != nil {
+		return nil, err
+	}
+	offset := min(c.queryInt("offset", 0), len(all))
+	return all[offset:min(len(all), offset+c.queryInt("limit", 50))], nil
 }
 
 func createConversation(c *call) (any, error) {
