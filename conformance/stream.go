@@ -192,16 +192,16 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Text assembles the answer. With strict (decision D-03) it is the join of
-// the `content` of the `token` chunks. Otherwise, as real clients do, it is
-// the join of `token` and `delta` chunks, or else the text of a `message` or
-// `response` chunk (its `content` or `response` field).
+// Text assembles the answer: as real clients do (and decision D-03 says),
+// the join of the `content` of `token` and `delta` chunks. Without strict,
+// a stream with neither yields the text of a `message` or `response` chunk
+// (its `content` or `response` field).
 func (s *Stream) Text(strict bool) string {
 	var b strings.Builder
 	for _, c := range s.Chunks {
 		m, _ := c.(map[string]any)
 		t, _ := m["type"].(string)
-		if t == "token" || (!strict && t == "delta") {
+		if t == "token" || t == "delta" {
 			content, _ := m["content"].(string)
 			b.WriteString(content)
 		}
@@ -248,12 +248,12 @@ func (s *Stream) Problems() []string {
 }
 
 // ChunkProblems lists the ways the chunks differ from decision D-03: every
-// chunk is an object with a `type` among status, context, token, done,
-// error; token chunks carry string `content`; no error chunk; a done chunk
-// is the last before [DONE]; the token text is not empty.
+// chunk is an object with a `type` among status, context, reasoning, token,
+// delta, done, error; token and delta chunks carry string `content`; no
+// error chunk; a done chunk is the last before [DONE]; the text is not empty.
 func (s *Stream) ChunkProblems() []string {
 	var p []string
-	allowed := map[string]bool{"status": true, "context": true, "token": true, "done": true, "error": true}
+	allowed := map[string]bool{"status": true, "context": true, "reasoning": true, "token": true, "delta": true, "done": true, "error": true}
 	lastType := ""
 	for i, c := range s.Chunks {
 		m, ok := c.(map[string]any)
@@ -266,10 +266,10 @@ func (s *Stream) ChunkProblems() []string {
 		case !ok:
 			p = append(p, fmt.Sprintf("chunk %d has no string `type`", i+1))
 		case !allowed[t]:
-			p = append(p, fmt.Sprintf("chunk %d: type %q is not one of status, context, token, done, error", i+1, t))
-		case t == "token":
+			p = append(p, fmt.Sprintf("chunk %d: type %q is not one of status, context, reasoning, token, delta, done, error", i+1, t))
+		case t == "token" || t == "delta":
 			if _, ok := m["content"].(string); !ok {
-				p = append(p, fmt.Sprintf("chunk %d: a token chunk without string `content`", i+1))
+				p = append(p, fmt.Sprintf("chunk %d: a %s chunk without string `content`", i+1, t))
 			}
 		case t == "error":
 			p = append(p, fmt.Sprintf("chunk %d: an error chunk: %v", i+1, m["message"]))
@@ -280,7 +280,7 @@ func (s *Stream) ChunkProblems() []string {
 		p = append(p, fmt.Sprintf("the last chunk before [DONE] has type %q, want \"done\"", lastType))
 	}
 	if s.Text(true) == "" {
-		p = append(p, "no text in `token` chunks")
+		p = append(p, "no text in `token` or `delta` chunks")
 	}
 	return p
 }

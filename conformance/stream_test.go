@@ -88,9 +88,14 @@ func TestStreamRules(t *testing.T) {
 			tolerant: "24 months", strict: "24 months",
 		},
 		{
-			name:     "delta chunks count when not strict",
+			name:     "delta chunks are joined like token chunks (D-03)",
 			in:       "data: {\"type\":\"delta\",\"content\":\"a\"}\n\ndata: {\"type\":\"delta\",\"content\":\"b\"}\n\ndata: [DONE]\n\n",
-			tolerant: "ab", strict: "", chunkProb: 4,
+			tolerant: "ab", strict: "ab", chunkProb: 1,
+		},
+		{
+			name:     "reasoning chunks are not part of the answer (D-03)",
+			in:       "data: {\"type\":\"reasoning\",\"content\":\"think\"}\n\ndata: {\"type\":\"token\",\"content\":\"a\"}\n\ndata: {\"type\":\"done\"}\n\ndata: [DONE]\n\n",
+			tolerant: "a", strict: "a",
 		},
 		{
 			name:     "a whole message chunk",

@@ -12,7 +12,7 @@ func (s *Server) conversationRoutes() map[string]handler {
 		"createConversation": createConversation,
 		"renameConversation": renameConversation,
 		"deleteConversation": func(c *call) (any, error) { return c.account.DeleteConversation(c.params["conversation_id"]) },
-		"listMessages":       func(c *call) (any, error) { return c.account.Messages(c.params["conversation_id"]) },
+		"listMessages":       listMessages,
 	}
 }
 
@@ -46,4 +46,14 @@ func renameConversation(c *call) (any, error) {
 		return nil, apierr.New(apierr.Invalid, "title: required (in the JSON body)")
 	}
 	return c.account.RenameConversation(c.params["conversation_id"], *in.Title)
+}
+
+// listMessages pages a conversation's messages, oldest first (D-06).
+func listMessages(c *call) (any, error) {
+	all, err := c.account.Messages(c.params["conversation_id"])
+	if err != nil {
+		return nil, err
+	}
+	offset := min(c.queryInt("offset", 0), len(all))
+	return all[offset:min(len(all), offset+c.queryInt("limit", 50))], nil
 }

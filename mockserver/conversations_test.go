@@ -180,6 +180,24 @@ func TestConversationMessages(t *testing.T) {
 			got.TotalMessages, got.Message, got.MessageTimestamp, testEpoch.Add(2*time.Minute))
 	}
 
+	t.Run("limit and offset page the messages, oldest first (D-06)", func(t *testing.T) {
+		path := "/api/v1/user/conversations/" + conv.ID + "/messages"
+		var page []store.MessageView
+		c.get(path+"?limit=2&offset=1").want(t, 200).data(t, &page)
+		if len(page) != 2 || page[0].ID != msgs[1].ID || page[1].ID != msgs[2].ID {
+			t.Errorf("limit=2&offset=1 got %+v, want messages 2 and 3", page)
+		}
+		c.get(path+"?limit=50&offset=0").want(t, 200).data(t, &page)
+		if len(page) != 4 {
+			t.Errorf("limit=50&offset=0 got %d messages, want 4", len(page))
+		}
+		c.get(path+"?offset=9").want(t, 200).data(t, &page)
+		if len(page) != 0 {
+			t.Errorf("offset past the end got %d messages, want 0", len(page))
+		}
+		c.get(path+"?limit=0").wantError(t, 422, "limit")
+	})
+
 	t.Run("refusals", func(t *testing.T) {
 		c := ts.client(t, c.key)
 		other := c.readyModel("other", fixtureFile(t, "pricing.json"))

@@ -73,8 +73,8 @@ func (s *Server) readForm(c *call) (*form, error) {
 		if parts >= maxParts {
 			return nil, apierr.New(apierr.TooLarge, "more than %d multipart parts", maxParts)
 		}
-		name := p.FormName()
-		if p.FileName() == "" && name != "files" && name != "file" {
+		name := formName(c.op.OperationID, p.FormName()) // D-21
+		if p.FileName() == "" && name != "files" {
 			v, err := readField(p, name)
 			if err != nil {
 				return nil, err
@@ -82,8 +82,7 @@ func (s *Server) readForm(c *call) (*form, error) {
 			f.fields[name] = append(f.fields[name], v)
 			continue
 		}
-		// "file" is what some real clients retry with; accept it quietly.
-		if name != "files" && name != "file" {
+		if name != "files" {
 			_, _ = io.Copy(io.Discard, p)
 			continue
 		}
@@ -145,7 +144,7 @@ func (s *Server) createDataset(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, _ := f.first("dataset_name", "name")
+	name, _ := f.first("dataset_name")
 	name = strings.TrimSpace(name)
 	if err := checkLength("dataset_name", name, 1, 255); err != nil {
 		return nil, err

@@ -316,11 +316,20 @@ func TestEvaluationRunRagas(t *testing.T) {
 		c.post(fmt.Sprintf("/api/v1/evaluations/%d/run-ragas", b.ID), ragasBody(samples, []string{"Is this a question of the samples?"})).
 			wantError(t, 422, "selected_questions")
 	})
+	t.Run("empty arrays score the evaluation's own questions", func(t *testing.T) {
+		// The vendor's public API docs send exactly this body (D-10).
+		for _, body := range []map[string]any{{"samples": []any{}, "selected_questions": []any{}}, {}} {
+			ev := c.createEvaluation(m.ID, fmt.Sprintf("ragas empty %d", len(body)))
+			var e store.EvaluationView
+			c.post(fmt.Sprintf("/api/v1/evaluations/%d/run-ragas", ev.ID), body).want(t, 200).data(t, &e)
+			if e.Status != "completed" || e.Results == nil || len(e.Results.Samples) == 0 || e.Results.Error != "" {
+				t.Errorf("body %v: got %+v, want completed with the model's own questions scored", body, e)
+			}
+		}
+	})
 	t.Run("refusals", func(t *testing.T) {
 		c := ts.client(t, c.key)
 		path := fmt.Sprintf("/api/v1/evaluations/%d/run-ragas", b.ID)
-		c.post(path, map[string]any{"samples": []any{}}).wantError(t, 422, "samples")
-		c.post(path, map[string]any{}).wantError(t, 422, "samples")
 		c.post(path, map[string]any{"samples": []any{map[string]any{"answer": "no question"}}}).wantError(t, 422, "question")
 		c.post("/api/v1/evaluations/987654/run-ragas", ragasBody(samples, nil)).wantError(t, 404)
 	})

@@ -58,11 +58,11 @@ type Config struct {
 
 // Limits the server enforces (D-15).
 const (
-	MaxJSONBody      = 1 << 20   // bytes of a JSON request body
-	MaxMultipartBody = 100 << 20 // bytes of a multipart request body
-	MaxFileBytes     = 50 << 20  // bytes of one uploaded file
-	MaxFiles         = 100       // file parts in one request
-	MaxJSONDepth     = 64        // nesting of a JSON body
+	MaxJSONBody      = 1 << 20          // bytes of a JSON request body
+	MaxMultipartBody = 100 << 20        // bytes of a multipart request body
+	MaxFileBytes     = MaxMultipartBody // one file may fill a request: no cap of its own
+	MaxFiles         = 500              // file parts in one request
+	MaxJSONDepth     = 64               // nesting of a JSON body
 	MaxDelay         = 60 * time.Second
 )
 

@@ -54,6 +54,7 @@ func (s *Server) validate(c *call) error {
 			c.body = body
 		}
 	}
+	normalize(c) // D-21: the seed's alternative spellings, rewritten into the declared shape
 	return s.validateRequest(c)
 }
 

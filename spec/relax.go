@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -15,7 +16,7 @@ type Decision struct {
 	Class string `yaml:"class"`
 	// Relax lists the schema keywords a non-strict check ignores ("*": all).
 	Relax []string `yaml:"relax"`
-	// Path is where the mark stands, as a slash-separated key path.
+	// Path is where the mark stands, a JSON pointer (RFC 6901).
 	Path string `yaml:"-"`
 }
 
@@ -38,9 +39,21 @@ func Decisions() ([]Decision, error) {
 	return out, walkErr
 }
 
+// Two relax entries name no keyword to delete: a non-nullable schema is the
+// absence of `nullable: true`, so relaxing it adds the keyword instead.
+const (
+	// RelaxNullable lets the marked schema be null.
+	RelaxNullable = "nullable"
+	// RelaxPropertiesNullable lets every inline property schema of the
+	// marked object be null (the seed leaves the nullability of whole
+	// tables unshown, §2).
+	RelaxPropertiesNullable = "properties.nullable"
+)
+
 // Relax returns raw with every decided constraint removed: in each mapping
 // that carries `x-decision` with class "decided", the keywords listed in
-// `relax` are deleted, and `relax: ["*"]` replaces the whole schema by one
+// `relax` are deleted (or, for RelaxNullable and RelaxPropertiesNullable,
+// null is allowed), and `relax: ["*"]` replaces the whole schema by one
 // that accepts anything. Declared rules are untouched, so the result is the
 // contract a server must keep whatever it decided where the seed is silent.
 func Relax(raw []byte) ([]byte, error) {
@@ -59,6 +72,20 @@ func Relax(raw []byte) ([]byte, error) {
 			return
 		}
 		for _, kw := range d.Relax {
+			switch kw {
+			case RelaxNullable:
+				allowNull(mapping)
+				continue
+			case RelaxPropertiesNullable:
+				if props := value(mapping, "properties"); props != nil {
+					for i := 1; i < len(props.Content); i += 2 {
+						if value(props.Content[i], "$ref") == nil {
+							allowNull(props.Content[i])
+						}
+					}
+				}
+				continue
+			}
 			if kw == "*" {
 				// A bare $ref to AnyValue: in OpenAPI 3.0 an empty schema
 				// refuses null, and the seed's silence allows it.
@@ -102,11 +129,13 @@ func walk(n *yaml.Node, path string, fn func(path string, mapping, mark *yaml.No
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value != "x-decision" {
-				walk(n.Content[i+1], path+"/"+n.Content[i].Value, fn)
+				walk(n.Content[i+1], path+"/"+escapePointer.Replace(n.Content[i].Value), fn)
 			}
 		}
 	}
 }
+
+var escapePointer = strings.NewReplacer("~", "~0", "/", "~1")
 
 func deleteKey(mapping *yaml.Node, key string) {
 	for i := 0; i+1 < len(mapping.Content); i += 2 {
@@ -114,5 +143,41 @@ func deleteKey(mapping *yaml.Node, key string) {
 			mapping.Content = append(mapping.Content[:i], mapping.Content[i+2:]...)
 			return
 		}
+	}
+}
+
+// value returns the value node of key in mapping, or nil.
+func value(mapping *yaml.Node, key string) *yaml.Node {
+	if mapping == nil || mapping.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(mapping.Content); i += 2 {
+		if mapping.Content[i].Value == key {
+			return mapping.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// allowNull sets `nullable: true` on a schema and, when it keeps an enum,
+// adds null to it: OpenAPI 3.0 validators refuse a null outside the enum.
+func allowNull(schema *yaml.Node) {
+	if schema.Kind != yaml.MappingNode {
+		return
+	}
+	if n := value(schema, "nullable"); n != nil {
+		n.Value, n.Tag = "true", "!!bool"
+	} else {
+		schema.Content = append(schema.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: "nullable"},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: "true", Tag: "!!bool"})
+	}
+	if enum := value(schema, "enum"); enum != nil && enum.Kind == yaml.SequenceNode {
+		for _, v := range enum.Content {
+			if v.Tag == "!!null" {
+				return
+			}
+		}
+		enum.Content = append(enum.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "null", Tag: "!!null"})
 	}
 }
