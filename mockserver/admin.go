@@ -10,7 +10,7 @@ import (
 // admin serves the controls outside /api/v1, guarded by the same keys and
 // acting on the caller's own account only:
 //
-//	POST /admin/reset            empty the account and preload the fixtures again
+//	POST /admin/reset            empty the account and preload the fixtures again (same ids as before)
 //	GET  /admin/state            the account's whole state
 //	POST /admin/advance?by=30s   move the account's clock forward (no "by": finish everything now)
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {

@@ -54,6 +54,14 @@ type Config struct {
 	Clock lifecycle.Clock
 	// Logger receives one line per request; keys are never logged.
 	Logger *slog.Logger
+	// StateFile, when set, keeps every account across restarts: New restores
+	// it (a missing file is an empty start; accounts it holds are not
+	// preloaded), changes are written to it after SaveDelay, and Close
+	// writes it a last time.
+	StateFile string
+	// SaveDelay is how long after a change the state file is written (0:
+	// DefaultSaveDelay).
+	SaveDelay time.Duration
 }
 
 // Limits the server enforces (D-15).
@@ -75,6 +83,7 @@ type Server struct {
 	keys     []keyEntry
 	limiter  *limiter
 	handlers map[string]handler
+	saver    *saver // nil without a state file
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
@@ -93,7 +102,8 @@ type keyEntry struct {
 // DevKey is the key used when none is configured.
 const DevKey = "dev-key-change-me"
 
-// New builds a server; it preloads every account with cfg.Fixtures.
+// New builds a server; it preloads every account with cfg.Fixtures, except
+// those restored from cfg.StateFile. With a state file, call Close when done.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.Keys) == 0 {
 		cfg.Keys = []string{DevKey}
@@ -133,10 +143,19 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("operation %s has no handler", op.ID)
 		}
 	}
+	if err := s.openState(); err != nil {
+		return nil, err
+	}
 	for _, k := range s.keys {
+		if s.store.Has(k.account) {
+			continue // restored from the state file
+		}
 		if err := s.preload(s.store.Account(k.account)); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.startSaving(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

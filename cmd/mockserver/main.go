@@ -87,6 +87,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.DurationVar(&m.cfg.TrainDuration, "train-duration", 5*time.Second, "how long a new model trains; 0 means ready at once")
 	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
 	fs.StringVar(&m.fixtures, "fixtures", "default", "preload every account from `DIR` (set.json or default.json plus files/); \"default\" uses the built-in set, \"none\" starts empty")
+	fs.StringVar(&m.cfg.StateFile, "state", "", "keep every account in `FILE` across restarts: restored at start (created when missing), saved after changes and on shutdown; empty: in memory only")
 	fs.DurationVar(&m.cfg.Latency, "latency", 0, "delay added to every /api/v1 answer")
 	fs.Float64Var(&m.cfg.ErrorRate, "error-rate", 0, "share `F` (0..1) of /api/v1 requests answered with a random 500")
 	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")
@@ -154,7 +155,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	ln, err := net.Listen("tcp", m.addr)
 	if err != nil {
-		return err
+		return errors.Join(err, srv.Close())
 	}
 	var handler http.Handler = srv
 	if m.mutant != nil {
@@ -178,13 +179,17 @@ func (m *Main) Run(ctx context.Context) error {
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, srv.Close())
 	case <-ctx.Done():
 	}
 	srv.Shutdown()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
+		return errors.Join(err, srv.Close())
+	}
+	// After the last request: its changes reach the state file.
+	if err := srv.Close(); err != nil {
 		return err
 	}
 	log.Info("stopped")

@@ -46,7 +46,7 @@ func newMain() (*Main, *syncBuffer, *syncBuffer) {
 
 // allFlags are the flags the issue and CI scripts rely on, by exact name.
 var allFlags = []string{
-	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures",
+	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures", "state",
 	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants",
 }
 
@@ -72,6 +72,7 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		"MOCK_TRAIN_DURATION": "3s",
 		"MOCK_EVAL_DURATION":  "4s",
 		"MOCK_FIXTURES":       "none",
+		"MOCK_STATE":          "/var/lib/mock/state.json",
 		"MOCK_LATENCY":        "5ms",
 		"MOCK_ERROR_RATE":     "0.25",
 		"MOCK_RATE_LIMIT":     "7",
@@ -97,6 +98,7 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		{"train-duration", m.cfg.TrainDuration, 3 * time.Second},
 		{"eval-duration", m.cfg.EvalDuration, 4 * time.Second},
 		{"fixtures", m.fixtures, "none"},
+		{"state", m.cfg.StateFile, "/var/lib/mock/state.json"},
 		{"latency", m.cfg.Latency, 5 * time.Millisecond},
 		{"error-rate", m.cfg.ErrorRate, 0.25},
 		{"rate-limit", m.cfg.RateLimit, 7},

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
-
 	"contractkit/mockserver/apierr"
 )
 
@@ -64,11 +62,12 @@ func (c *conversation) view() ConversationView {
 func (a *Account) CreateConversation(modelID int64, title string) (ConversationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	if a.models[modelID] == nil {
 		return ConversationView{}, apierr.New(apierr.NotFound, "model %d not found", modelID)
 	}
 	now := a.now()
-	c := &conversation{id: newID(), seq: a.store.nextID(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
+	c := &conversation{id: a.newUUID(), seq: a.nextSeq(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
 	a.conversations[c.id] = c
 	return c.view(), nil
 }
@@ -104,6 +103,7 @@ func (a *Account) Conversations(modelID string, limit, offset int) ([]Conversati
 func (a *Account) RenameConversation(id, title string) (ConversationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	c, err := a.conversation(id)
 	if err != nil {
 		return ConversationView{}, err
@@ -116,6 +116,7 @@ func (a *Account) RenameConversation(id, title string) (ConversationView, error)
 func (a *Account) DeleteConversation(id string) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	c, err := a.conversation(id)
 	if err != nil {
 		return DeleteResult{}, err
@@ -150,14 +151,11 @@ func (a *Account) conversation(id string) (*conversation, error) {
 	return nil, apierr.New(apierr.NotFound, "conversation %s not found", quoteID(id))
 }
 
-// appendMessage records one message; the caller holds a.mu.
-func (c *conversation) appendMessage(role, content string, at time.Time) {
-	c.messages = append(c.messages, message{id: newID(), role: role, content: content, createdAt: at})
+// appendMessage records one message in c; the caller holds a.mu.
+func (a *Account) appendMessage(c *conversation, role, content string, at time.Time) {
+	c.messages = append(c.messages, message{id: a.newUUID(), role: role, content: content, createdAt: at})
 	c.updatedAt = at
 }
-
-// newID returns a conversation or message id: a random UUID (D-20).
-func newID() string { return uuid.NewString() }
 
 // Conversation returns one conversation.
 func (a *Account) Conversation(id string) (ConversationView, error) {

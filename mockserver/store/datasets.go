@@ -31,7 +31,10 @@ type dataset struct {
 	description string
 	tags, urls  []string
 	files       []FileView
-	index       *retrieval.Index
+	// texts[i] is the extracted text of files[i], kept so that a snapshot
+	// can rebuild the index and samples (an index cannot be read back).
+	texts []string
+	index *retrieval.Index
 	// samples are sentences kept for generating evaluation questions.
 	samples    []string
 	createdAt  time.Time
@@ -88,6 +91,7 @@ const maxSamples = 64
 func (d *dataset) add(docs []retrieval.Doc, at time.Time) {
 	for _, doc := range docs {
 		d.files = append(d.files, FileView{Name: doc.Name, Size: doc.Size, Type: doc.Kind, Rows: int64(doc.Rows)})
+		d.texts = append(d.texts, doc.Text)
 		d.index.Add(doc.Name, doc.Text)
 		for _, s := range firstSentences(doc.Text, 8) {
 			if len(d.samples) < maxSamples {
@@ -145,9 +149,10 @@ func (a *Account) CreateDataset(in DatasetInput) (DatasetView, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	now := a.now()
 	d := &dataset{
-		id: a.store.nextID(), name: in.Name, description: in.Description,
+		id: a.nextID(), name: in.Name, description: in.Description,
 		tags: in.Tags, urls: in.URLs, index: retrieval.NewIndex(), createdAt: now,
 	}
 	d.add(in.Docs, now)
@@ -159,6 +164,7 @@ func (a *Account) CreateDataset(in DatasetInput) (DatasetView, error) {
 func (a *Account) AddFiles(id string, up Upload) (UploadResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	d, err := a.liveDataset(id)
 	if err != nil {
 		return UploadResult{}, err
@@ -203,6 +209,7 @@ func (a *Account) Datasets() []DatasetView {
 func (a *Account) DeleteDataset(id string, permanent bool) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	d, err := a.liveDataset(id)
 	if err != nil {
 		return DeleteResult{}, err

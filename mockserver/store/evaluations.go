@@ -159,9 +159,10 @@ func (a *Account) CreateEvaluation(in EvaluationInput) (EvaluationView, error) {
 	if a.nameTaken(in.Name, 0) {
 		return EvaluationView{}, apierr.New(apierr.Conflict, "name: an evaluation named %q already exists", strings.TrimSpace(in.Name))
 	}
+	defer a.store.touch()
 	now := a.now()
 	e := &evaluation{
-		id: a.store.nextID(), name: strings.TrimSpace(in.Name), typ: in.Type, modelID: m.id, modelName: m.name,
+		id: a.nextID(), name: strings.TrimSpace(in.Name), typ: in.Type, modelID: m.id, modelName: m.name,
 		questionCount: in.QuestionCount, description: in.Description, benchmarkType: in.BenchmarkType,
 		status: lifecycle.EvalPending, createdAt: now, updatedAt: now,
 	}
@@ -209,6 +210,7 @@ func (a *Account) UpdateEvaluation(id string, name, description *string) (Evalua
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return EvaluationView{}, err
@@ -231,6 +233,7 @@ func (a *Account) UpdateEvaluation(id string, name, description *string) (Evalua
 func (a *Account) DeleteEvaluation(id string) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return DeleteResult{}, err
@@ -247,6 +250,7 @@ func (a *Account) DeleteEvaluation(id string) (DeleteResult, error) {
 func (a *Account) StartEvaluation(id string) (StartResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return StartResult{}, err
@@ -273,6 +277,7 @@ func (a *Account) start(e *evaluation, at time.Time, d time.Duration) error {
 func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string) (EvaluationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return EvaluationView{}, err

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"github.com/google/uuid"
-
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/lifecycle"
 	"contractkit/mockserver/retrieval"
@@ -40,6 +38,7 @@ const passagesPerAnswer = 6
 func (a *Account) Ask(q Question) (Reply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	m, err := a.model(idString(q.ModelID))
 	if err != nil {
 		return Reply{}, err
@@ -66,12 +65,12 @@ func (a *Account) Ask(q Question) (Reply, error) {
 	})
 	thread := q.ThreadID
 	if thread == "" {
-		thread = uuid.NewString()
+		thread = a.newUUID()
 	}
 	if conv != nil {
 		now := a.now()
-		conv.appendMessage("user", q.Query, now)
-		conv.appendMessage("assistant", ans.Text, now)
+		a.appendMessage(conv, "user", q.Query, now)
+		a.appendMessage(conv, "assistant", ans.Text, now)
 	}
 	return Reply{Answer: ans, ModelID: m.id, ModelName: m.name, ConversationID: q.ConversationID, ThreadID: thread, Passages: passages}, nil
 }

@@ -113,13 +113,14 @@ func ptr[T any](v T) *T { return &v }
 func (a *Account) CreateModel(in ModelInput) (ModelView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	d, err := a.liveDataset(in.DatasetID)
 	if err != nil {
 		return ModelView{}, err
 	}
 	now := a.now()
 	m := &model{
-		id: a.store.nextID(), name: in.Name, description: in.Description, datasetID: d.id,
+		id: a.nextID(), name: in.Name, description: in.Description, datasetID: d.id,
 		baseModelID: in.BaseModelID, trainingTypeID: in.TrainingTypeID, useCaseID: in.UseCaseID,
 		personaID: in.PersonaID, category: "General", baseModelName: "llama-3.1-8b-instruct",
 		fineTune: "lora", createdAt: now,
@@ -156,6 +157,7 @@ func (a *Account) Models() []ModelView {
 func (a *Account) DeleteModel(id string) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	m, err := a.model(id)
 	if err != nil {
 		return DeleteResult{}, err

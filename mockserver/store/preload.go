@@ -35,6 +35,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.store.touch()
 	now := a.now()
 	models := map[string]*model{}
 	for _, fm := range b.Set.Models {
@@ -50,7 +51,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			tr.CreatedAt, tr.WillFail = now.Add(-tr.Duration-time.Minute), true
 		}
 		m := &model{
-			id: a.store.nextID(), name: fm.Name, description: ptr(fm.Description), datasetID: d.id,
+			id: a.nextID(), name: fm.Name, description: ptr(fm.Description), datasetID: d.id,
 			category: fm.Category, baseModelName: fm.BaseModelName, fineTune: fm.FineTune,
 			training: tr, createdAt: tr.CreatedAt,
 		}
@@ -64,9 +65,9 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 		}
 		// Older conversations first, a minute apart, so "newest first" has meaning.
 		at := now.Add(-time.Duration(len(b.Set.Conversations)-i) * time.Minute)
-		c := &conversation{id: newID(), seq: a.store.nextID(), modelID: m.id, title: fc.Title, createdAt: at, updatedAt: at}
+		c := &conversation{id: a.newUUID(), seq: a.nextSeq(), modelID: m.id, title: fc.Title, createdAt: at, updatedAt: at}
 		for j, msg := range fc.Messages {
-			c.appendMessage(msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second))
+			a.appendMessage(c, msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second))
 		}
 		a.conversations[c.id] = c
 	}
@@ -76,7 +77,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			return fmt.Errorf("fixture evaluation %q: unknown model %q", fe.Name, fe.Model)
 		}
 		e := &evaluation{
-			id: a.store.nextID(), name: fe.Name, typ: fe.Type, modelID: m.id, modelName: m.name,
+			id: a.nextID(), name: fe.Name, typ: fe.Type, modelID: m.id, modelName: m.name,
 			questionCount: fe.QuestionCount, description: fe.Description, benchmarkType: fe.BenchmarkType,
 			status: lifecycle.EvalPending, createdAt: now.Add(-time.Hour), updatedAt: now.Add(-time.Hour),
 		}

@@ -9,10 +9,13 @@
 package store
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 
 	"contractkit/mockserver/lifecycle"
 	"contractkit/mockserver/retrieval"
@@ -32,15 +35,28 @@ type Config struct {
 	Limits retrieval.Limits
 }
 
-// Store holds the accounts. Accounts are created by Open and replaced by
-// Reset; ids are unique across accounts, so one account can never address
-// another's resource by guessing a small number that exists in both.
+// idsPerAccount is the size of each account's block of integer ids. Each
+// account draws its dataset, model and evaluation ids from its own block, so
+// ids are unique across accounts (one account can never address another's
+// resource by a number that exists in both) and yet an account's ids depend
+// only on what that account did: the first account's fixtures are 1, 2, 3…
+// after every reset and restart, whatever other accounts do. A billion ids
+// outlast any account: each one is a stored resource.
+const idsPerAccount = 1_000_000_000
+
+// Store holds the accounts. Accounts are created by Account and replaced by
+// Reset.
 type Store struct {
 	cfg Config
-	ids atomic.Int64
+	// changed receives a value (without blocking) after every change, for
+	// whoever persists the store; its buffer of one coalesces bursts.
+	changed chan struct{}
 
-	mu       sync.RWMutex // guards accounts
+	mu       sync.RWMutex // guards accounts and blocks
 	accounts map[string]*Account
+	// blocks is the number of id blocks handed out: the next new account
+	// gets block number blocks.
+	blocks int64
 }
 
 // New returns an empty store.
@@ -48,7 +64,26 @@ func New(cfg Config) *Store {
 	if cfg.Clock == nil {
 		cfg.Clock = lifecycle.SystemClock{}
 	}
-	return &Store{cfg: cfg, accounts: map[string]*Account{}}
+	return &Store{cfg: cfg, accounts: map[string]*Account{}, changed: make(chan struct{}, 1)}
+}
+
+// Changed signals after changes to any account (creation, reset, any write,
+// a clock advance). Several changes may be signalled once; a reader that
+// then takes a Snapshot sees all of them.
+func (s *Store) Changed() <-chan struct{} { return s.changed }
+
+func (s *Store) touch() {
+	select {
+	case s.changed <- struct{}{}:
+	default: // a signal is already pending
+	}
+}
+
+// Has reports whether the account named name exists (created or restored).
+func (s *Store) Has(name string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.accounts[name] != nil
 }
 
 // Account returns the account named name, creating it empty on first use.
@@ -64,26 +99,39 @@ func (s *Store) Account(name string) *Account {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if a = s.accounts[name]; a == nil {
-		a = s.newAccount(name)
+		a = s.newAccount(name, s.blocks)
+		s.blocks++
 		s.accounts[name] = a
+		s.touch()
 	}
 	return a
 }
 
-// Reset replaces the account named name by an empty one and returns it.
+// Reset replaces the account named name by an empty one and returns it. The
+// new account keeps the old one's id block and starts it over, so a preload
+// after a reset gives the fixtures the ids they had before.
 func (s *Store) Reset(name string) *Account {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.newAccount(name)
+	block := s.blocks
+	if old := s.accounts[name]; old != nil {
+		block = old.block
+	} else {
+		s.blocks++
+	}
+	a := s.newAccount(name, block)
 	s.accounts[name] = a
+	s.touch()
 	return a
 }
 
-func (s *Store) newAccount(name string) *Account {
+func (s *Store) newAccount(name string, block int64) *Account {
 	return &Account{
 		name:          name,
 		store:         s,
 		clock:         lifecycle.NewOffsetClock(s.cfg.Clock),
+		block:         block,
+		lastID:        block * idsPerAccount,
 		models:        map[int64]*model{},
 		datasets:      map[int64]*dataset{},
 		conversations: map[string]*conversation{},
@@ -91,20 +139,54 @@ func (s *Store) newAccount(name string) *Account {
 	}
 }
 
-func (s *Store) nextID() int64 { return s.ids.Add(1) }
-
 // Account is one API key's data. Every exported method takes the account's
 // lock, so callers never see a half-applied change.
 type Account struct {
 	name  string
 	store *Store
 	clock *lifecycle.OffsetClock
+	// block is the account's id block (see idsPerAccount).
+	block int64
 
-	mu            sync.Mutex // guards the maps below and everything they point to
+	mu sync.Mutex // guards the fields below and everything they point to
+	// lastID is the last integer id handed out (dataset, model, evaluation).
+	lastID int64
+	// lastSeq is the last conversation sequence number handed out.
+	lastSeq int64
+	// uuids counts the UUIDs handed out (conversations, messages, threads).
+	uuids         uint64
 	models        map[int64]*model
 	datasets      map[int64]*dataset
 	conversations map[string]*conversation
 	evaluations   map[int64]*evaluation
+}
+
+// nextID returns a new integer id; the caller holds a.mu.
+func (a *Account) nextID() int64 {
+	a.lastID++
+	return a.lastID
+}
+
+// nextSeq returns a new conversation sequence number; the caller holds a.mu.
+func (a *Account) nextSeq() int64 {
+	a.lastSeq++
+	return a.lastSeq
+}
+
+// newUUID returns a new conversation, message or thread id (D-20): a
+// version 4 UUID whose bits come from the seed, the account and a counter
+// rather than from a random source, so the same calls with the same --seed
+// give the same ids, and a reset gives the fixtures' conversations their
+// ids again. The account name keeps accounts apart: no two accounts share a
+// conversation id. The caller holds a.mu.
+func (a *Account) newUUID() string {
+	a.uuids++
+	sum := sha256.Sum256(fmt.Appendf(nil, "contractkit-mock/%d/%s/%d", a.store.cfg.Seed, a.name, a.uuids))
+	var id uuid.UUID
+	copy(id[:], sum[:16])
+	id[6] = id[6]&0x0f | 0x40 // version 4
+	id[8] = id[8]&0x3f | 0x80 // RFC 4122 variant
+	return id.String()
 }
 
 // Clock is the account's own clock; advancing it finishes this account's
@@ -112,13 +194,16 @@ type Account struct {
 func (a *Account) Clock() *lifecycle.OffsetClock { return a.clock }
 
 // Advance moves the account's clock forward by d (admin control).
-func (a *Account) Advance(d time.Duration) { a.clock.Advance(d) }
+func (a *Account) Advance(d time.Duration) {
+	a.clock.Advance(d)
+	a.store.touch()
+}
 
 // FinishAll advances the clock far enough for every running training and
 // evaluation of the account to end.
 func (a *Account) FinishAll() time.Duration {
 	d := max(a.store.cfg.TrainDuration, a.store.cfg.EvalDuration) + time.Second
-	a.clock.Advance(d)
+	a.Advance(d)
 	return d
 }
 
