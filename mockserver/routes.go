@@ -206,13 +206,3 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	apierr.WriteData(w, map[string]string{"status": "ok"})
 }
-
-// openapi serves the contract the mock implements; it needs no key.
-func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "use GET"))
-		return
-	}
-	w.Header().Set("Content-Type", "application/yaml")
-	_, _ = w.Write(s.contract.Raw)
-}

@@ -78,6 +78,7 @@ type Server struct {
 	limiter  *limiter
 	handlers map[string]handler
 	mutant   *mutant
+	journal  journal // the /api/v1 calls of each account (journal.go)
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
