@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: help tools run test vet lint-spec types go-test selftest clauses check-clauses conformance bench mutation build clean
+.PHONY: help tools docs-assets browser-test run test vet lint-spec types go-test selftest clauses check-clauses conformance bench mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -15,7 +15,7 @@ help: ## list the targets
 run: ## start the mock server on ADDR (default 127.0.0.1:8080)
 	go run ./cmd/mockserver --addr $(ADDR)
 
-test: vet lint-spec types go-test selftest check-clauses mutation ## everything CI runs
+test: vet lint-spec types go-test selftest check-clauses mutation browser-test ## everything CI runs
 
 vet: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -58,6 +58,17 @@ bench: ## benchmarks (speed and memory targets live here, not in tests)
 
 mutation: build ## run the suite against every mutant and valid variant; fails if a mutant survives
 	bin/mutation --bin bin
+
+# Swagger UI for GET /docs: copied from the pinned npm package and committed,
+# so the mock serves it without a network (mockserver/docs_test.go checks the
+# copy against the pin).
+DOCS_ASSETS := swagger-ui-bundle.js swagger-ui.css LICENSE NOTICE
+docs-assets: $(NODE_STAMP) ## copy Swagger UI (swagger-ui-dist, pinned in tools/package.json) into mockserver/docs
+	for f in $(DOCS_ASSETS); do cp tools/node_modules/swagger-ui-dist/$$f mockserver/docs/$$f; done
+	node -p 'require("./tools/node_modules/swagger-ui-dist/package.json").version' > mockserver/docs/swagger-ui-dist.version
+
+browser-test: build $(NODE_STAMP) ## drive the console, docs and a cross-origin app in headless Chromium (browser/)
+	bash browser/run.sh
 
 build: ## build both binaries into bin/
 	go build -o bin/ ./cmd/...

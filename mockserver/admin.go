@@ -13,6 +13,9 @@ import (
 //	POST /admin/reset            empty the account and preload the fixtures again (same ids as before)
 //	GET  /admin/state            the account's whole state
 //	POST /admin/advance?by=30s   move the account's clock forward (no "by": finish everything now)
+//	GET  /admin/account          which account the key opens (the console shows it)
+//	GET  /admin/requests         the account's request journal (journal.go)
+//	DELETE /admin/requests       empty the account's request journal
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	account, err := s.authenticate(r)
 	if err != nil {
@@ -45,9 +48,16 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 			by = a.FinishAll()
 		}
 		apierr.WriteData(w, map[string]string{"message": "Clock advanced", "advanced_by": by.String(), "clock_offset": a.Clock().Offset().String()})
+	case "GET /admin/account":
+		apierr.WriteData(w, map[string]string{"account": account})
+	case "GET /admin/requests":
+		s.listRequests(w, r, account)
+	case "DELETE /admin/requests":
+		n := s.journal.clear(account)
+		apierr.WriteData(w, map[string]any{"message": "Journal cleared", "removed": n})
 	default:
 		switch r.URL.Path {
-		case "/admin/reset", "/admin/state", "/admin/advance":
+		case "/admin/reset", "/admin/state", "/admin/advance", "/admin/requests", "/admin/account":
 			apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 		default:
 			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such admin endpoint: %s", r.URL.Path))

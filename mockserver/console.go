@@ -55,7 +55,9 @@ func inlineHashes(re *regexp.Regexp, page []byte) string {
 	return strings.Join(out, " ")
 }
 
-// console serves the page; it needs no key (the page asks for one).
+// console serves the page; it needs no key (the page asks for one). When the
+// mock runs with its generated development key, the page is told so and
+// offers it (withDevKey).
 func (s *Server) console(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -68,10 +70,11 @@ func (s *Server) console(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
-	h.Set("Content-Length", strconv.Itoa(len(consolePage)))
+	page := s.withDevKey(consolePage)
+	h.Set("Content-Length", strconv.Itoa(len(page)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
 	}
-	_, _ = w.Write(consolePage)
+	_, _ = w.Write(page)
 }

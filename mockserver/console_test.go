@@ -52,7 +52,7 @@ func TestConsoleIsServedWithoutAKey(t *testing.T) {
 	for _, want := range []string{
 		"/api/v1/user/dataset", "/api/v1/user/dataset/upload", "/api/v1/user/model",
 		"/api/v1/user/conversations", "/api/v1/user/inference", "/api/v1/evaluations",
-		"/admin/advance", "/admin/reset", "dev-key-change-me", "sessionStorage", "getReader()",
+		"/admin/advance", "/admin/reset", "/admin/requests", "/admin/account", devKeyMarker, "sessionStorage", "getReader()",
 		"AbortController", "[DONE]",
 	} {
 		if !strings.Contains(page, want) {
@@ -175,7 +175,7 @@ func TestConsoleCallsOnlyTheContract(t *testing.T) {
 	for _, c := range calls {
 		path, method := c[1]+c[2], c[3]
 		path, _, _ = strings.Cut(path, "?")
-		if method == http.MethodPost && (path == "/admin/advance" || path == "/admin/reset") {
+		if consoleAdminCalls[method+" "+path] {
 			used[method+" "+path] = true
 			continue
 		}
@@ -193,11 +193,31 @@ func TestConsoleCallsOnlyTheContract(t *testing.T) {
 		"listModels", "createModel", "deleteModel",
 		"listConversations", "createConversation", "listMessages", "runInference",
 		"listEvaluations", "createEvaluation", "startEvaluation", "deleteEvaluation", "runRagasEvaluation",
-		"POST /admin/advance", "POST /admin/reset",
+		"POST /admin/advance", "POST /admin/reset", "GET /admin/requests", "DELETE /admin/requests", "GET /admin/account",
 	} {
 		if !used[want] {
 			t.Errorf("the page does not call %s", want)
 		}
+	}
+}
+
+// consoleAdminCalls are the calls outside the contract the page may make.
+var consoleAdminCalls = map[string]bool{
+	"POST /admin/advance": true, "POST /admin/reset": true, "GET /admin/account": true,
+	"GET /admin/requests": true, "DELETE /admin/requests": true,
+}
+
+// TestConsoleHasNoKey keeps keys out of the page: it calls nothing until a
+// key is entered, and offers the development key only when the server says
+// it runs with it.
+func TestConsoleHasNoKey(t *testing.T) {
+	if strings.Contains(string(consolePage), DevKey) {
+		t.Errorf("the page hard-codes the development key %q", DevKey)
+	}
+	ts := newTestServer(t)
+	_, body := getConsole(t, ts, http.MethodGet)
+	if !strings.Contains(string(body), devKeyMarker) {
+		t.Error("with configured keys, the page's development-key tag must stay empty")
 	}
 }
 

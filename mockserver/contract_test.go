@@ -234,8 +234,8 @@ func (ct *contractTransport) checkEnvelope(req *http.Request, resp *http.Respons
 	case req.Method == http.MethodHead:
 		return
 	case req.URL.Path == "/openapi.yaml" && resp.StatusCode == http.StatusOK:
-		if got := mediaType(resp.Header.Get("Content-Type")); got != "application/yaml" {
-			ct.rep.Errorf("envelope: %s: Content-Type %q, want application/yaml", w, got)
+		if got := mediaType(resp.Header.Get("Content-Type")); got != "text/yaml" {
+			ct.rep.Errorf("envelope: %s: Content-Type %q, want text/yaml (shown by a browser)", w, got)
 		}
 		return
 	case resp.StatusCode == http.StatusNoContent:

@@ -42,10 +42,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out.WriteHeader(http.StatusNoContent)
 	case r.URL.Path == "/healthz":
 		s.health(out, r)
-	case r.URL.Path == "/openapi.yaml":
-		s.openapi(out, r)
+	case isDocsPath(r.URL.Path):
+		s.docs(out, r)
 	case strings.HasPrefix(r.URL.Path, "/admin/"):
 		s.admin(out, r)
+	case strings.HasPrefix(r.URL.Path, "/api/v1/"):
+		s.journaled(out, r, s.api)
 	default:
 		s.api(out, r)
 	}

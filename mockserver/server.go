@@ -83,7 +83,8 @@ type Server struct {
 	keys     []keyEntry
 	limiter  *limiter
 	handlers map[string]handler
-	saver    *saver // nil without a state file
+	saver    *saver  // nil without a state file
+	journal  journal // the /api/v1 calls of each account (journal.go)
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
