@@ -58,7 +58,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 	if prism != nil {
 		defer prism.stop()
 	} else {
-		fmt.Fprintf(out, "Prism not measured (%s missing: cd tools/prism && npm ci)\n", cfg.prismBin)
+		fmt.Fprintf(out, "Prism not measured (--prism-bin %s; to install: cd tools/prism && npm ci)\n", cfg.prismBin)
 	}
 	modelID, err := readyModel(mock.addr)
 	if err != nil {
