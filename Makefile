@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: help tools docs-assets browser-test run test vet lint-spec types go-test selftest clauses check-clauses conformance bench mutation build clean
+.PHONY: help tools docs-assets browser-test run test vet lint-spec types go-test selftest clauses check-clauses conformance bench loadtest profile mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -53,8 +53,17 @@ conformance: ## run the suite: make conformance BASE_URL=... API_KEY=... [API_KE
 	@test -n "$(BASE_URL)" -a -n "$(API_KEY)" || { echo "usage: make conformance BASE_URL=http://host:port API_KEY=key [API_KEY_2=key2]"; exit 2; }
 	CONFORMANCE_API_KEY='$(API_KEY)' CONFORMANCE_API_KEY_2='$(API_KEY_2)' go run ./cmd/conformance --base-url $(BASE_URL)
 
-bench: ## benchmarks (speed and memory targets live here, not in tests)
+bench: ## benchmarks: mock/bare ratios of GET model and POST conversation, heap per open stream
 	go test -run '^$$' -bench . -benchmem ./...
+
+LOADTEST_FLAGS ?=
+loadtest: build ## mock vs bare net/http (and Prism 5 if tools/prism is installed) req/s ratios, then RSS per open stream; ~2.5 min
+	bin/loadtest $(LOADTEST_FLAGS)
+
+profile: build ## CPU and alloc profiles of the mock under a bounded load, into build/ (see docs/PERFORMANCE.md)
+	bin/loadtest --mode profile --duration 10s --profile-dir build $(LOADTEST_FLAGS)
+	go tool pprof -top -nodecount=30 bin/mockserver build/cpu-get-model.pprof | tee build/cpu-get-model.txt
+	go tool pprof -top -nodecount=30 -sample_index=alloc_space -diff_base build/allocs-get-model-base.pprof bin/mockserver build/allocs-get-model.pprof | tee build/allocs-get-model.txt
 
 mutation: build ## run the suite against every mutant and valid variant; fails if a mutant survives
 	bin/mutation --bin bin

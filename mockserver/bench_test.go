@@ -6,8 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"contractkit/fixtures"
 	"contractkit/mockserver/lifecycle"
@@ -103,4 +107,160 @@ func BenchmarkStream(b *testing.B) {
 			b.Fatalf("status %d, the stream did not end with [DONE]", rec.Code)
 		}
 	}
+}
+
+// canned is an answer of the full pipeline, replayed by bareHandler.
+type canned struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// bareHandler is the floor any net/http server pays: drain the body, write
+// the same headers and bytes the mock wrote. The benchmarks below report
+// the mock's throughput as a share of it (mock/bare, higher is better).
+func (c canned) bareHandler(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	h := w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
+	w.WriteHeader(c.status)
+	_, _ = w.Write(c.body)
+}
+
+// benchPair times the full pipeline and the bare handler on the same
+// request, alternating within every iteration so both see the same machine,
+// and reports the ns of each and their ratio.
+func benchPair(b *testing.B, s *Server, newReq func() *http.Request) {
+	b.Helper()
+	req, rec := newReq(), httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	validateOnce(b, newReq(), rec)
+	answer := canned{status: rec.Code, header: rec.Result().Header, body: rec.Body.Bytes()}
+	var mockNS, bareNS time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		req, rec := newReq(), httptest.NewRecorder()
+		t0 := time.Now()
+		s.ServeHTTP(rec, req)
+		t1 := time.Now()
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status got %d, want 200: %s", rec.Code, rec.Body)
+		}
+		req, rec = newReq(), httptest.NewRecorder()
+		t2 := time.Now()
+		answer.bareHandler(rec, req)
+		bareNS += time.Since(t2)
+		mockNS += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(mockNS.Nanoseconds())/float64(b.N), "mock-ns/op")
+	b.ReportMetric(float64(bareNS.Nanoseconds())/float64(b.N), "bare-ns/op")
+	b.ReportMetric(float64(bareNS)/float64(mockNS), "mock/bare")
+}
+
+// BenchmarkRatioGetModel: authenticated, routed, validated GET of a model
+// by id against a bare handler writing the same bytes (issue target:
+// mock/bare >= 0.6 over the network, see make loadtest).
+func BenchmarkRatioGetModel(b *testing.B) {
+	s, id := benchServer(b)
+	path := fmt.Sprintf("/api/v1/user/model/%d", id)
+	benchPair(b, s, func() *http.Request {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("Authorization", "Bearer "+testKey1)
+		return req
+	})
+}
+
+// BenchmarkRatioCreateConversation: a JSON POST whose body is validated
+// against the contract, against a bare handler (issue target: mock/bare >=
+// 0.4 over the network).
+func BenchmarkRatioCreateConversation(b *testing.B) {
+	s, id := benchServer(b)
+	body := fmt.Sprintf(`{"model_id":%d,"title":"Warranty questions"}`, id)
+	benchPair(b, s, func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/user/conversations", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testKey1)
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	})
+}
+
+// streamSink is the ResponseWriter of one benchmarked stream: it keeps only
+// the last bytes, to tell whether the stream ended with [DONE].
+type streamSink struct {
+	h       http.Header
+	tail    []byte
+	started func()
+}
+
+func (w *streamSink) Header() http.Header { return w.h }
+func (w *streamSink) WriteHeader(int)     {}
+func (w *streamSink) Flush() {
+	if w.started != nil {
+		w.started()
+		w.started = nil
+	}
+}
+
+func (w *streamSink) Write(p []byte) (int, error) {
+	w.tail = append(w.tail, p...)
+	if len(w.tail) > 64 {
+		w.tail = append(w.tail[:0], w.tail[len(w.tail)-64:]...)
+	}
+	return len(p), nil
+}
+
+// BenchmarkOpenStreams opens streams paced inference streams at once,
+// measures the Go heap and goroutine stacks they hold while every one is
+// open, and checks that every one ends with [DONE]. It measures the
+// handler's share only: the connection's buffers in net/http are not here
+// (make loadtest reports the whole process's RSS per open stream).
+func BenchmarkOpenStreams(b *testing.B) {
+	const streams = 1000
+	fx := fixtures.Default()
+	s, err := New(Config{Keys: []string{testKey1}, Seed: 1, Fixtures: &fx, Clock: lifecycle.NewFakeClock(testEpoch),
+		TokenInterval: 100 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, id := benchServer(b) // the fixtures are the same: the same ids
+	body := fmt.Sprintf(`{"query":"What is the standard warranty period and what does it cover?","model_id":%d,"max_tokens":30}`, id)
+	var heapPer, stackPer float64
+	for b.Loop() {
+		var before, peak runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var started, finished sync.WaitGroup
+		var open, ended atomic.Int64
+		started.Add(streams)
+		for range streams {
+			finished.Go(func() {
+				req := httptest.NewRequest(http.MethodPost, "/api/v1/user/inference", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+testKey1)
+				req.Header.Set("Content-Type", "application/json")
+				w := &streamSink{h: http.Header{}, started: func() { open.Add(1); started.Done() }}
+				s.ServeHTTP(w, req)
+				open.Add(-1)
+				if bytes.HasSuffix(w.tail, []byte("data: [DONE]\n\n")) {
+					ended.Add(1)
+				}
+			})
+		}
+		started.Wait()
+		runtime.GC()
+		runtime.ReadMemStats(&peak)
+		if n := open.Load(); n != streams {
+			b.Fatalf("%d of %d streams open at the peak: the pacing is too short for this machine", n, streams)
+		}
+		finished.Wait()
+		if n := ended.Load(); n != streams {
+			b.Fatalf("%d of %d streams ended with [DONE]", n, streams)
+		}
+		heapPer = float64(int64(peak.HeapInuse)-int64(before.HeapInuse)) / streams
+		stackPer = float64(int64(peak.StackInuse)-int64(before.StackInuse)) / streams
+	}
+	b.ReportMetric(heapPer, "heap-B/stream")
+	b.ReportMetric(stackPer, "stack-B/stream")
+	b.ReportMetric(heapPer+stackPer, "B/stream")
 }

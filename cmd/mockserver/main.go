@@ -52,6 +52,7 @@ type Main struct {
 	addr        string
 	fixtures    string
 	logLevel    string
+	pprofAddr   string
 	listMutants bool
 	breakName   string
 	mutant      *mutation.Mutant
@@ -95,6 +96,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.StringVar(&m.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn, error")
 	fs.StringVar(&m.breakName, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
 	fs.BoolVar(&m.listMutants, "list-mutants", false, "list the mutants of --break and exit")
+	fs.StringVar(&m.pprofAddr, "pprof", "", "serve net/http/pprof on its own listener at loopback `HOST:PORT` (e.g. 127.0.0.1:6060); off when empty")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mockserver [flags]\n\nA stateful mock of the Model, Dataset, Conversation, Evaluation and Inference Service API v1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --train-duration: %sTRAIN_DURATION).\n\nFlags:\n", envPrefix, envPrefix)
 		fs.PrintDefaults()
@@ -117,6 +119,11 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	if !(m.cfg.ErrorRate >= 0 && m.cfg.ErrorRate <= 1) { // NaN too
 		return fmt.Errorf("--error-rate %v: must be within 0..1", m.cfg.ErrorRate)
 	}
+	if m.pprofAddr != "" {
+		if err := checkLoopback(m.pprofAddr); err != nil {
+			return err
+		}
+	}
 	m.cfg.Keys = m.keys
 	if m.breakName != "" {
 		mu, err := mutation.Lookup(m.breakName)
@@ -137,6 +144,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level}))
 	m.cfg.Logger = log
+	if limit, err := raiseFileLimit(); err != nil {
+		log.Warn("open-file limit not raised", "limit", limit, "error", err)
+	}
 	switch m.fixtures {
 	case "none":
 	case "default", "":
@@ -156,6 +166,16 @@ func (m *Main) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", m.addr)
 	if err != nil {
 		return errors.Join(err, srv.Close())
+	}
+	if m.pprofAddr != "" {
+		pln, ps, err := listenPprof(m.pprofAddr)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer ps.Close()
+		go func() { _ = ps.Serve(pln) }()
+		fmt.Fprintf(m.Stdout, "pprof on http://%s/debug/pprof/\n", pln.Addr())
 	}
 	var handler http.Handler = srv
 	if m.mutant != nil {

@@ -47,7 +47,7 @@ func newMain() (*Main, *syncBuffer, *syncBuffer) {
 // allFlags are the flags the issue and CI scripts rely on, by exact name.
 var allFlags = []string{
 	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures", "state",
-	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants",
+	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof",
 }
 
 func TestParseFlagsDefaults(t *testing.T) {

@@ -1,0 +1,143 @@
+// Command loadtest measures the mock against a bare net/http server that
+// writes the same bytes (and, when installed, Prism 5 on the same contract),
+// alternating rounds in one run on 127.0.0.1, and prints each server's
+// requests per second and the ratios. Its streams mode opens N paced
+// inference streams at once and reports the mock's resident memory per open
+// stream. See docs/PERFORMANCE.md; `make loadtest` runs it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"contractkit/internal/envflag"
+)
+
+const envPrefix = "LOADTEST_"
+
+// config is every flag of the command.
+type config struct {
+	mockBin       string
+	prismBin      string
+	specPath      string
+	modes         string
+	rounds        int
+	duration      time.Duration
+	conns         int
+	logLevel      string
+	streams       int
+	tokenInterval time.Duration
+	streamsWithin time.Duration
+	profileDir    string
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == bareCommand {
+		if err := serveBare(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest bare server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	cfg, err := parseFlags(os.Args[1:], os.Getenv, os.Stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.mockBin, "mock-bin", "bin/mockserver", "the mock server `BINARY` to start (make build)")
+	fs.StringVar(&c.prismBin, "prism-bin", "tools/prism/node_modules/.bin/prism", "Prism 5 `BINARY` for the mock/Prism ratio; skipped when missing, \"none\" to skip")
+	fs.StringVar(&c.specPath, "spec", "spec/openapi.yaml", "the contract `FILE` Prism serves")
+	fs.StringVar(&c.modes, "mode", "ratio,streams", "what to measure, comma-separated: ratio (req/s against bare and Prism), streams (memory per open stream), profile (CPU and alloc profiles of the mock under load)")
+	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds per server `N` (the median is reported)")
+	fs.DurationVar(&c.duration, "duration", 5*time.Second, "length of one round")
+	fs.IntVar(&c.conns, "conns", 64, "concurrent kept-alive connections `N`")
+	fs.StringVar(&c.logLevel, "log-level", "info", "the mock's --log-level during the measure (its log goes to /dev/null)")
+	fs.IntVar(&c.streams, "streams", 10000, "paced inference streams `N` open at once (streams mode)")
+	fs.DurationVar(&c.tokenInterval, "token-interval", 200*time.Millisecond, "the mock's --token-interval in streams mode: long enough for every stream to be open at once")
+	fs.DurationVar(&c.streamsWithin, "streams-timeout", 90*time.Second, "the longest the streams mode may take")
+	fs.StringVar(&c.profileDir, "profile-dir", "build", "where profile mode writes cpu-*.pprof and allocs-*.pprof")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: loadtest [flags]\n\nMeasures the mock against a bare server writing the same bytes (and Prism 5), on 127.0.0.1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --rounds: %sROUNDS).\n\nFlags:\n", envPrefix, envPrefix)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := envflag.Apply(fs, envflag.Prefixed(envPrefix), getenv); err != nil {
+		return c, err
+	}
+	if c.rounds < 1 || c.conns < 1 || c.streams < 1 || c.duration <= 0 || c.streamsWithin <= 0 {
+		return c, errors.New("--rounds, --conns, --streams, --duration and --streams-timeout must be positive")
+	}
+	for _, m := range strings.Split(c.modes, ",") {
+		switch m {
+		case "ratio", "streams", "profile":
+		default:
+			return c, fmt.Errorf("--mode %q: ratio, streams or profile", m)
+		}
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, cfg config, out io.Writer) error {
+	if limit, err := raiseFileLimit(); err != nil {
+		fmt.Fprintf(out, "open-file limit not raised (%d): %v\n", limit, err)
+	}
+	for _, m := range strings.Split(cfg.modes, ",") {
+		var err error
+		switch m {
+		case "ratio":
+			err = runRatio(ctx, cfg, out)
+		case "streams":
+			err = runStreams(ctx, cfg, out)
+		case "profile":
+			err = runProfile(ctx, cfg, out)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// raiseFileLimit lifts the soft open-file limit to the hard one: the
+// streams mode holds one socket per stream.
+func raiseFileLimit() (uint64, error) {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0, err
+	}
+	if l.Cur < l.Max {
+		l.Cur = l.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+			return 0, err
+		}
+	}
+	return l.Cur, nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// runProfile loads the mock with each scenario while its --pprof listener
+// records a CPU profile, then saves the alloc profile of the same run.
+func runProfile(ctx context.Context, cfg config, out io.Writer) error {
+	paddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	mock, err := startMock(ctx, cfg, "--pprof", paddr)
+	if err != nil {
+		return err
+	}
+	defer mock.stop()
+	if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
+		return err
+	}
+	modelID, err := readyModel(mock.addr)
+	if err != nil {
+		return err
+	}
+	secs := max(int(cfg.duration.Seconds()), 1)
+	client := &http.Client{Timeout: time.Duration(secs+30) * time.Second}
+	save := func(url, file string) error {
+		resp, err := client.Get(url)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		f, err := os.Create(file)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, resp.Body); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	for _, sc := range scenarios(modelID) {
+		slug := "get-model"
+		if strings.HasPrefix(sc.name, "POST") {
+			slug = "create-conversation"
+		}
+		// The alloc profile counts from the start of the process: take a
+		// baseline now and compare with -diff_base.
+		base := filepath.Join(cfg.profileDir, "allocs-"+slug+"-base.pprof")
+		if err := save("http://"+paddr+"/debug/pprof/allocs", base); err != nil {
+			return err
+		}
+		cpu := filepath.Join(cfg.profileDir, "cpu-"+slug+".pprof")
+		errc := make(chan error, 1)
+		go func() { errc <- save(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", paddr, secs), cpu) }()
+		res := hammer(mock.addr, sc.request(mock.addr), cfg.conns, time.Duration(secs)*time.Second)
+		if err := <-errc; err != nil {
+			return err
+		}
+		allocs := filepath.Join(cfg.profileDir, "allocs-"+slug+".pprof")
+		if err := save("http://"+paddr+"/debug/pprof/allocs", allocs); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: %d requests (%.0f req/s, %d failed) -> %s, %s (diff against %s)\n", sc.name, res.ok, res.rate(), res.failed, cpu, allocs, base)
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// apiKey is the key the measured mock accepts.
+const apiKey = "loadtest-key"
+
+// bareCommand is the hidden first argument that turns this binary into the
+// bare server, so that it runs in its own process like the mock.
+const bareCommand = "bare-server"
+
+// proc is a server this command started.
+type proc struct {
+	name string
+	addr string
+	cmd  *exec.Cmd
+}
+
+// stop ends the process this command started (by its own handle).
+func (p *proc) stop() {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// freeAddr picks a free port on 127.0.0.1 for a child server.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// start runs a server and waits until ready answers (bounded).
+func start(ctx context.Context, name string, args []string, ready func(addr string) bool, addr string) (*proc, error) {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = nil, nil // /dev/null: the log is not measured here
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &proc{name: name, addr: addr, cmd: cmd}
+	deadline := time.Now().Add(60 * time.Second)
+	for !ready(addr) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			p.stop()
+			return nil, fmt.Errorf("%s did not become ready on %s", name, addr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return p, nil
+}
+
+var setupClient = &http.Client{Timeout: 30 * time.Second}
+
+func healthy(path string) func(addr string) bool {
+	return func(addr string) bool {
+		resp, err := setupClient.Get("http://" + addr + path)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+}
+
+// startMock runs the mock binary on a free port with extra flags.
+func startMock(ctx context.Context, cfg config, extra ...string) (*proc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{cfg.mockBin, "--addr", addr, "--api-key", apiKey, "--log-level", cfg.logLevel, "--train-duration", "0"}, extra...)
+	return start(ctx, "mock", args, healthy("/healthz"), addr)
+}
+
+// startPrism runs Prism 5 on the contract, or returns nil when it is not
+// installed.
+func startPrism(ctx context.Context, cfg config) (*proc, error) {
+	if cfg.prismBin == "none" {
+		return nil, nil
+	}
+	if _, err := os.Stat(cfg.prismBin); err != nil {
+		return nil, nil
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	args := []string{cfg.prismBin, "mock", cfg.specPath, "-h", "127.0.0.1", "-p", port}
+	return start(ctx, "Prism", args, healthy("/openapi-loadtest-ready"), addr)
+}
+
+// canned is the answer the bare server repeats: the mock's own answer.
+type canned struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// capture asks the mock once and keeps its answer, minus the headers net/http
+// computes itself.
+func capture(addr string, method, path string, body []byte) (canned, error) {
+	req, err := http.NewRequest(method, "http://"+addr+path, bytes.NewReader(body))
+	if err != nil {
+		return canned{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := setupClient.Do(req)
+	if err != nil {
+		return canned{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return canned{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return canned{}, fmt.Errorf("%s %s: %d %.200s", method, path, resp.StatusCode, b)
+	}
+	h := resp.Header.Clone()
+	h.Del("Date")
+	h.Del("Content-Length")
+	return canned{Status: resp.StatusCode, Header: h, Body: b}, nil
+}
+
+// startBare runs this binary as the bare server repeating c.
+func startBare(ctx context.Context, c canned) (*proc, func(), error) {
+	f, err := os.CreateTemp("", "loadtest-canned-*.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.Remove(f.Name()) }
+	if err := json.NewEncoder(f).Encode(c); err != nil {
+		f.Close()
+		cleanup()
+		return nil, nil, err
+	}
+	f.Close()
+	self, err := os.Executable()
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	p, err := start(ctx, "bare", []string{self, bareCommand, "--addr", addr, "--answer", f.Name()}, healthy("/"), addr)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return p, func() { p.stop(); cleanup() }, nil
+}
+
+// serveBare is the bare server: net/http with one handler that drains the
+// body and writes the canned answer — the floor any Go server pays.
+func serveBare(args []string) error {
+	fs := flag.NewFlagSet(bareCommand, flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	answer := fs.String("answer", "", "canned answer (JSON)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(filepath.Clean(*answer))
+	if err != nil {
+		return err
+	}
+	var c canned
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	h := func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		for k, v := range c.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(c.Status)
+		_, _ = w.Write(c.Body)
+	}
+	srv := &http.Server{Addr: *addr, Handler: http.HandlerFunc(h), ReadHeaderTimeout: 10 * time.Second}
+	err = srv.ListenAndServe()
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// readyModel finds a ready model of the mock's fixtures.
+func readyModel(addr string) (int64, error) {
+	c, err := capture(addr, http.MethodGet, "/api/v1/user/model", nil)
+	if err != nil {
+		return 0, err
+	}
+	var env struct {
+		Data []struct {
+			ID     int64  `json:"id"`
+			Status string `json:"status"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(c.Body, &env); err != nil {
+		return 0, err
+	}
+	for _, m := range env.Data {
+		if m.Status == "ready" {
+			return m.ID, nil
+		}
+	}
+	return 0, errors.New("the mock's fixtures have no ready model")
+}
+
+// rssKB reads VmRSS of pid from /proc (Linux).
+func rssKB(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
+			f := bytes.Fields(v)
+			if len(f) == 0 {
+				break
+			}
+			return strconv.ParseInt(string(f[0]), 10, 64)
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc status")
+}

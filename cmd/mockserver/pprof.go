@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"syscall"
+	"time"
+)
+
+// listenPprof serves net/http/pprof on its own listener and mux, so the
+// profiling endpoints never reach the API mux (where they would answer
+// without a key). Only a loopback address is accepted: a profile shows
+// request paths and memory contents.
+func listenPprof(addr string) (net.Listener, *http.Server, error) {
+	if err := checkLoopback(addr); err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return ln, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
+}
+
+// checkLoopback accepts HOST:PORT only when HOST is a loopback IP or
+// "localhost".
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--pprof %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--pprof %q: only a loopback address is allowed (e.g. 127.0.0.1:6060)", addr)
+	}
+	return nil
+}
+
+// raiseFileLimit lifts the soft limit on open files to the hard limit: every
+// open stream holds a socket, and the usual soft limit (1024) would refuse
+// connections long before memory or CPU run out. It returns the limit in
+// force afterwards; where the system refuses, the soft limit stays.
+func raiseFileLimit() (uint64, error) {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0, err
+	}
+	if l.Cur >= l.Max {
+		return l.Cur, nil
+	}
+	soft := l.Cur
+	l.Cur = l.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return soft, errors.Join(errors.New("raising the open-file limit"), err)
+	}
+	return l.Cur, nil
+}
