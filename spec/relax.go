@@ -165,6 +165,10 @@ func allowNull(schema *yaml.Node) {
 	if schema.Kind != yaml.MappingNode {
 		return
 	}
+	if value(schema, "type") == nil {
+		allowNullUntyped(schema)
+		return
+	}
 	if n := value(schema, "nullable"); n != nil {
 		n.Value, n.Tag = "true", "!!bool"
 	} else {
@@ -180,4 +184,33 @@ func allowNull(schema *yaml.Node) {
 		}
 		enum.Content = append(enum.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "null", Tag: "!!null"})
 	}
+}
+
+// allowNullUntyped lets null through a schema that has no type of its own
+// (allOf, anyOf, a bare $ref). `nullable` means nothing there in OpenAPI
+// 3.0, and a validator that turns it into oneOf[null, schema] then fails a
+// null the schema already allows (two branches match). So the schema becomes
+// anyOf[itself, null]: any number of matching branches passes.
+func allowNullUntyped(schema *yaml.Node) {
+	inner := &yaml.Node{Kind: yaml.MappingNode}
+	var keep []*yaml.Node
+	for i := 0; i+1 < len(schema.Content); i += 2 {
+		k := schema.Content[i]
+		if k.Value == "description" || strings.HasPrefix(k.Value, "x-") {
+			keep = append(keep, k, schema.Content[i+1])
+			continue
+		}
+		inner.Content = append(inner.Content, k, schema.Content[i+1])
+	}
+	if len(inner.Content) == 0 {
+		return // an empty schema allows null already
+	}
+	null := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: "string"},
+		{Kind: yaml.ScalarNode, Value: "nullable"}, {Kind: yaml.ScalarNode, Value: "true", Tag: "!!bool"},
+		{Kind: yaml.ScalarNode, Value: "enum"}, {Kind: yaml.SequenceNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "null", Tag: "!!null"}}},
+	}}
+	schema.Content = append(keep,
+		&yaml.Node{Kind: yaml.ScalarNode, Value: "anyOf"},
+		&yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{inner, null}})
 }
