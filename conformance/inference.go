@@ -102,7 +102,7 @@ func (e *env) inferenceSpecs() {
 			decidedBy("D-23", "4.4.1", "2.11"), func(ctx SpecContext) {
 				model := e.readyModel(ctx)
 				c := e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
-				e.expectSuccess(c.x)
+				e.need(c, "conversation")
 				thread := e.unknownUUID()
 				x, s := e.infer(ctx, Request{JSON: query(model, map[string]any{"thread_id": thread, "conversation_id": c.id})})
 				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))

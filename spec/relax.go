@@ -79,7 +79,10 @@ func Relax(raw []byte) ([]byte, error) {
 			case RelaxPropertiesNullable:
 				if props := value(mapping, "properties"); props != nil {
 					for i := 1; i < len(props.Content); i += 2 {
-						if value(props.Content[i], "$ref") == nil {
+						// A $ref, or an allOf of AnyValue, is left alone: the
+						// second admits null already, and a nullable on top
+						// makes a validator see null match twice (oneOf).
+						if value(props.Content[i], "$ref") == nil && !isAnyValue(props.Content[i]) {
 							allowNull(props.Content[i])
 						}
 					}
@@ -108,6 +111,16 @@ func Relax(raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// isAnyValue reports a schema that is `allOf: [{$ref: AnyValue}]`.
+func isAnyValue(schema *yaml.Node) bool {
+	all := value(schema, "allOf")
+	if all == nil || all.Kind != yaml.SequenceNode || len(all.Content) != 1 {
+		return false
+	}
+	ref := value(all.Content[0], "$ref")
+	return ref != nil && ref.Value == "#/components/schemas/AnyValue"
 }
 
 // walk calls fn for every mapping holding an x-decision key.
