@@ -147,6 +147,10 @@ func summarize(r types.Report) Summary {
 	return s
 }
 
+// entryRetries names the report entry counting a check's requests
+// repeated after a 429.
+const entryRetries = "rate-limit retries"
+
 // writeSummary ends every run: the table per area, then the decided
 // differences, the skips and the failures, one line each.
 func writeSummary(out io.Writer, s Summary, e *env) {
@@ -186,6 +190,10 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	section("Failed", Failed)
 	for _, f := range s.SuiteFailures {
 		fmt.Fprintf(out, "\nSuite failure: %s\n", f)
+	}
+	if e.client != nil && e.client.Retries() > 0 {
+		fmt.Fprintf(out, "\nRate limited: %d request(s) repeated after a 429 with Retry-After (at most %d per request, %s of waiting)\n",
+			e.client.Retries(), maxRetries, maxRetryWait)
 	}
 	if len(e.leaks) > 0 {
 		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(e.leaks), strings.Join(e.leaks, "\n  "))
