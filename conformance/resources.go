@@ -294,6 +294,7 @@ func (e *env) infer(ctx context.Context, r Request) (*Exchange, *Stream) {
 			readErr = s.Err
 		}
 		e.client.Finish(x, s.Raw, readErr)
+		recordTiming(s.timing(x.Duration))
 		return x, s
 	}
 	body, err := io.ReadAll(resp.Body)
