@@ -124,16 +124,7 @@ func (e *env) evaluationSpecs() {
 
 			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
 				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
-					e.need(created, "evaluation")
-					status, x := e.evaluationStatus(ctx, created.id)
-					if status != "running" {
-						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s): the refusal could not be observed", status, x.Line()))
-					}
-					x = e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, created.id)})
-					e.expectRefused(x, "D-13", http.StatusConflict)
-					x = e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
-					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("id").ID() == created.id, "the evaluation is gone after the refused delete")
+					e.checkRunningDeleteRefused(ctx, model)
 				})
 
 			e.check("SHOULD refuse to start a running evaluation (409)",
