@@ -75,7 +75,7 @@ func (t StreamTiming) incrementalProblems() (problems []string, skip string) {
 		problems = append(problems, fmt.Sprintf("%d answer chunk(s) in a %s stream: the answer came in one piece", t.Tokens, t.Duration.Round(time.Millisecond)))
 	case t.LastToken-t.FirstToken < spreadAtLeast:
 		problems = append(problems, fmt.Sprintf("all %d answer chunks arrived within %s of each other, %s after the request, in a %s stream: delivered whole, not streamed",
-			t.Tokens, (t.LastToken - t.FirstToken).Round(time.Microsecond), t.FirstToken.Round(time.Millisecond), t.Duration.Round(time.Millisecond)))
+			t.Tokens, (t.LastToken-t.FirstToken).Round(time.Microsecond), t.FirstToken.Round(time.Millisecond), t.Duration.Round(time.Millisecond)))
 	}
 	return problems, ""
 }
