@@ -55,11 +55,11 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
 
-		e.check("SHOULD refuse more than 100 files in one upload (413)",
+		e.check("SHOULD refuse more than 500 files in one upload (413)",
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				form := &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}
 				f := fixtureFile("release-notes.txt")
-				for i := 0; i < 101; i++ {
+				for i := 0; i < 501; i++ {
 					g := f
 					g.Name = fmt.Sprintf("notes-%03d.txt", i)
 					form.Files = append(form.Files, g)
