@@ -122,11 +122,6 @@ func (e *env) evaluationSpecs() {
 					e.expectThat(x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
 				})
 
-			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
-				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
-					e.checkRunningDeleteRefused(ctx, model)
-				})
-
 			e.check("SHOULD refuse to start a running evaluation (409)",
 				decidedBy("D-12", "3.1"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
@@ -136,6 +131,11 @@ func (e *env) evaluationSpecs() {
 					}
 					x = e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
+				})
+
+			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
+				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
+					e.checkRunningDeleteRefused(ctx, model)
 				})
 
 			// That a run ends is the seed's: completed and failed are its
