@@ -21,10 +21,12 @@ func TestContractMismatchesAreReadableAndComplete(t *testing.T) {
 	for _, m := range ContractMismatches(spec.Declared(), x) {
 		got = append(got, m.Text)
 	}
+	// The declared view lets an evaluation's fields be null (their
+	// nullability is not shown, D-09), and says so.
 	want := []string{
-		`$.data.id: got string, want integer`,
-		`$.data.name: got number, want string`,
-		`$.data.status: value must be one of 'pending', 'running', 'completed', 'failed' (got "weird")`,
+		`$.data.id: got string, want null or integer`,
+		`$.data.name: got number, want null or string`,
+		`$.data.status: value must be one of 'pending', 'running', 'completed', 'failed', <nil> (got "weird")`,
 		`$.status: value must be 'success' (got "ok")`,
 	}
 	if !reflect.DeepEqual(got, want) {
