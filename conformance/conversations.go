@@ -33,6 +33,7 @@ func (e *env) conversationSpecs() {
 			var (
 				model, title, renamed string
 				created               created
+				gone                  bool
 				question              fixtures.Question
 			)
 			BeforeAll(func(ctx SpecContext) {
@@ -117,6 +118,7 @@ func (e *env) conversationSpecs() {
 				declared("4.2.4", "1.1"), func(ctx SpecContext) {
 					e.need(created, "conversation")
 					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathConversations, created.id)})
+					gone = x.Status/100 == 2
 					e.expectSuccess(x)
 					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
 				})
@@ -124,12 +126,18 @@ func (e *env) conversationSpecs() {
 			e.check("MUST NOT list the messages of a deleted conversation: the error envelope (404)",
 				declared("4.2.4", "4.2.5", "1.2", "D-17"), func(ctx SpecContext) {
 					e.need(created, "conversation")
+					if !gone {
+						Skip("the conversation was not deleted (see the delete check)")
+					}
 					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathConversations, created.id, "/messages")}))
 				})
 
 			e.check("MUST NOT list a deleted conversation",
 				declared("4.2.4", "4.2.1"), func(ctx SpecContext) {
 					e.need(created, "conversation")
+					if !gone {
+						Skip("the conversation was not deleted (see the delete check)")
+					}
 					x := e.do(ctx, listConversations(model, nil))
 					ids := idsOf(e.expectSuccess(x).Items())
 					e.expectThat(x, !contains(ids, created.id), "deleted conversation %s is still listed", created.id)
