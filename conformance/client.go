@@ -11,8 +11,10 @@ import (
 	"net/textproto"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +58,9 @@ type Request struct {
 	Auth   Auth
 	// RawAuth is the Authorization header value when Auth is AuthRaw.
 	RawAuth string
+	// NoRetry sends the request once even when it is answered 429: for
+	// the rate-limit checks, which must see the 429 (see retryAfter).
+	NoRetry bool
 }
 
 // Form is a multipart/form-data body: fields in order, then files.
@@ -231,6 +236,62 @@ type Client struct {
 
 	mu  sync.Mutex // guards log
 	log []*Exchange
+
+	// retries counts the requests repeated after a 429 (see retryAfter).
+	retries atomic.Int64
+}
+
+// Retry bounds for a rate-limited server: a 429 with Retry-After is waited
+// out and the request sent again, so a limited server gets verdicts on its
+// behaviour rather than on its limit. Per request: at most maxRetries
+// repeats and maxRetryWait of waiting in all, and never past the check's
+// context.
+const (
+	maxRetries   = 5
+	maxRetryWait = 30 * time.Second
+)
+
+// Retries returns how many requests were repeated after a 429.
+func (c *Client) Retries() int64 { return c.retries.Load() }
+
+// retryAfter says how long to wait before repeating r, answered resp after
+// attempt repeats and waited so far; ok is false when r is not to be
+// repeated: not a 429, no usable Retry-After (seconds or an HTTP date),
+// r.NoRetry, or a bound reached.
+func retryAfter(ctx context.Context, r Request, resp *http.Response, attempt int, waited time.Duration) (time.Duration, bool) {
+	if r.NoRetry || resp.StatusCode != http.StatusTooManyRequests || attempt >= maxRetries {
+		return 0, false
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	var wait time.Duration
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		wait = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		wait = max(0, time.Until(t))
+	} else {
+		return 0, false
+	}
+	// Retry-After: 0 is "now"; a short pause keeps a loop from spinning.
+	wait = max(wait, 50*time.Millisecond)
+	if waited+wait > maxRetryWait {
+		return 0, false
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+		return 0, false
+	}
+	return wait, true
+}
+
+// pause waits d or until ctx ends; false when ctx ended.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // NewClient returns a client for base (the service base address). timeout
@@ -267,25 +328,54 @@ func (c *Client) record(x *Exchange) {
 }
 
 // Do sends r and reads the whole response. A transport failure is recorded
-// in Exchange.Error (Status 0), never returned: checks report it.
+// in Exchange.Error (Status 0), never returned: checks report it. A 429
+// with Retry-After is waited out and r repeated (retryAfter); each attempt
+// has the client's timeout, the waits are bounded by ctx.
 func (c *Client) Do(ctx context.Context, r Request) *Exchange {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	resp, x := c.send(ctx, r)
-	if resp == nil {
-		return x
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, c.timeout)
+		resp, x := c.send(actx, r)
+		if resp == nil {
+			cancel()
+			return x
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		c.finish(x, body, err)
+		wait, again := retryAfter(ctx, r, resp, attempt, waited)
+		if !again || !pause(ctx, wait) {
+			return x
+		}
+		waited += wait
+		c.retries.Add(1)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	c.finish(x, body, err)
-	return x
 }
 
 // Open sends r and returns the response with its body unread, for a
 // stream; the caller reads it and must call Finish with what it read.
-// cancel ends the request.
+// cancel ends the request. A 429 is retried as by Do.
 func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *Exchange) {
-	return c.send(ctx, r)
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		resp, x = c.send(ctx, r)
+		if resp == nil {
+			return resp, x
+		}
+		wait, again := retryAfter(ctx, r, resp, attempt, waited)
+		if !again {
+			return resp, x
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		c.finish(x, body, err)
+		if !pause(ctx, wait) {
+			return nil, x
+		}
+		waited += wait
+		c.retries.Add(1)
+	}
 }
 
 // Finish records the body read from a response opened with Open.

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -8,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -153,5 +156,83 @@ func TestLogAndReset(t *testing.T) {
 	c.Reset()
 	if n := len(c.Log()); n != 0 {
 		t.Fatalf("log has %d exchanges after Reset, want 0", n)
+	}
+}
+
+// limitedServer answers 429 with Retry-After: 0 to the first limited
+// requests, then 200; a gzip-capable client gets a gzip body.
+func limitedServer(t *testing.T, limited int) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if seen.Add(1) <= int64(limited) {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"status":"error","message":"slow down"}`)
+			return
+		}
+		body := []byte(`{"status":"success","data":{"ok":true}}`)
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write(body)
+			zw.Close()
+			body = b.Bytes()
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &seen
+}
+
+func TestClientWaitsOutA429(t *testing.T) {
+	srv, seen := limitedServer(t, 2)
+	c := newTestClient(t, srv.URL)
+	x := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/x"})
+	if x.Status != http.StatusOK || c.Retries() != 2 || seen.Load() != 3 {
+		t.Fatalf("status %d after %d retries and %d requests, want 200 after 2 and 3", x.Status, c.Retries(), seen.Load())
+	}
+	// The client asks for gzip and reads the body decompressed.
+	if !strings.Contains(string(x.Raw()), `"ok":true`) {
+		t.Errorf("body %q, want the decompressed JSON", x.Raw())
+	}
+	if n := len(c.Log()); n != 3 {
+		t.Errorf("log holds %d exchanges, want the two 429s and the 200", n)
+	}
+}
+
+func TestClientRetriesAreBounded(t *testing.T) {
+	srv, seen := limitedServer(t, 1000)
+	c := newTestClient(t, srv.URL)
+	x := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/x"})
+	if x.Status != http.StatusTooManyRequests || seen.Load() != maxRetries+1 {
+		t.Fatalf("status %d after %d requests, want 429 after %d", x.Status, seen.Load(), maxRetries+1)
+	}
+}
+
+func TestClientNoRetrySeesThe429(t *testing.T) {
+	srv, seen := limitedServer(t, 1)
+	c := newTestClient(t, srv.URL)
+	x := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/x", NoRetry: true})
+	if x.Status != http.StatusTooManyRequests || seen.Load() != 1 || c.Retries() != 0 {
+		t.Fatalf("status %d after %d requests, %d retries; want the 429 of the first", x.Status, seen.Load(), c.Retries())
+	}
+}
+
+func TestClientRetryStopsAtTheContext(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After", "20")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	x := c.Do(ctx, Request{Method: http.MethodGet, Path: "/x"})
+	if x.Status != http.StatusTooManyRequests || time.Since(start) > time.Second {
+		t.Fatalf("status %d after %s, want the 429 at once (a 20s wait exceeds the context)", x.Status, time.Since(start))
 	}
 }

@@ -48,12 +48,12 @@ func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
 // (seed §4.5, §3.1, §2.8-2.10, §8.3).
 func (e *env) evaluationSpecs() {
 	Describe("Evaluations", Label("evaluations"), func() {
-		Describe("an evaluation's life", Ordered, func() {
+		Describe("an evaluation's life", Ordered, ContinueOnFailure, func() {
 			var (
 				model, name, final string
 				nameBefore         *Exchange
 				created            created
-				ended              bool
+				started, ended     bool
 			)
 			BeforeAll(func(ctx SpecContext) {
 				model = e.readyModel(ctx)
@@ -82,6 +82,7 @@ func (e *env) evaluationSpecs() {
 
 			e.check("MUST report the name of an existing evaluation as not available",
 				declared("4.5.6", "2.9"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					x := e.do(ctx, checkName(name))
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("available").Value() == false, "$.data.available: %s, want false", data.Get("available"))
@@ -89,12 +90,14 @@ func (e *env) evaluationSpecs() {
 
 			e.check("SHOULD refuse a second evaluation with a taken name (409)",
 				decidedBy("D-19", "4.5.2"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations).x
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
 			e.check("MUST update the description and keep the status",
 				declared("4.5.4", "2.8"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					desc := "updated by " + e.prefix
 					x := e.do(ctx, Request{Method: http.MethodPut, Path: at(pathEvaluations, created.id), JSON: map[string]any{"description": desc}})
 					data := e.expectSuccess(x)
@@ -104,6 +107,7 @@ func (e *env) evaluationSpecs() {
 
 			e.check("MUST return the evaluation by id",
 				declared("4.5.3", "2.8"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
@@ -111,32 +115,27 @@ func (e *env) evaluationSpecs() {
 
 			e.check("MUST start the evaluation and answer {status: success, data: {message, model_id}}",
 				declared("4.5.7", "2.10"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					started = x.Status/100 == 2
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
 				})
 
-			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
-				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
-					status, x := e.evaluationStatus(ctx, created.id)
-					if status != "running" {
-						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s): the refusal could not be observed", status, x.Line()))
-					}
-					x = e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, created.id)})
-					e.expectRefused(x, "D-13", http.StatusConflict)
-					x = e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
-					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("id").ID() == created.id, "the evaluation is gone after the refused delete")
-				})
-
 			e.check("SHOULD refuse to start a running evaluation (409)",
 				decidedBy("D-12", "3.1"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					status, x := e.evaluationStatus(ctx, created.id)
 					if status != "running" {
 						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s)", status, x.Line()))
 					}
 					x = e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
+				})
+
+			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
+				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
+					e.checkRunningDeleteRefused(ctx, model)
 				})
 
 			// That a run ends is the seed's: completed and failed are its
@@ -146,12 +145,17 @@ func (e *env) evaluationSpecs() {
 			// evaluation undeletable. How long it may take is --timeout.
 			e.check("MUST end a started run as completed or failed (within --timeout)",
 				declared("3.1", "8.3", "4.5.5"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
+					if !started {
+						Skip("the evaluation was not started (see the start check), so no run can end")
+					}
 					final = e.waitEvaluationEnd(ctx, created.id)
 					ended = true
 				})
 
 			e.check("SHOULD list the ended evaluation under its status filter",
 				decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					if !ended {
 						Skip("the evaluation did not end")
 					}
@@ -162,6 +166,7 @@ func (e *env) evaluationSpecs() {
 
 			e.check("MUST delete an ended evaluation with HTTP 200 and a message",
 				declared("4.5.5", "1.1", "D-02"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					if !ended {
 						Skip("the evaluation did not end, so it cannot be deleted")
 					}
@@ -177,6 +182,7 @@ func (e *env) evaluationSpecs() {
 
 			e.check("MUST NOT return a deleted evaluation: the error envelope (404)",
 				declared("4.5.5", "4.5.3", "1.2", "D-17"), func(ctx SpecContext) {
+					e.need(created, "evaluation")
 					if !ended {
 						Skip("the evaluation did not end, so it was not deleted")
 					}
@@ -225,7 +231,7 @@ func (e *env) evaluationSpecs() {
 					model := e.readyModel(ctx)
 					for i := 0; i < 2; i++ {
 						c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
-						e.expectSuccess(c.x)
+						e.need(c, "evaluation")
 					}
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {"2"}, "per_page": {"1"}}})
 					data := e.expectSuccess(x)
@@ -287,7 +293,7 @@ func (e *env) evaluationSpecs() {
 		e.check("SHOULD score samples with run-ragas, complete the evaluation and store the four scores in results",
 			decidedBy("D-10", "4.5.8", "2.8"), func(ctx SpecContext) {
 				c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("ragas"), e.readyModel(ctx))}, pathEvaluations)
-				e.expectSuccess(c.x)
+				e.need(c, "evaluation")
 				x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples())})
 				data := e.expectSuccess(x)
 				e.expectThat(x, data.Get("id").ID() == c.id, "$.data.id: %s, want %s", data.Get("id"), c.id)

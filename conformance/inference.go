@@ -61,6 +61,17 @@ func (e *env) inferenceSpecs() {
 				e.expectNone(x, "the stream's chunks differ from D-03", p)
 			})
 
+		e.check("SHOULD stream the answer incrementally: answer chunks arrive spread over the stream, the first well before the end (a stream under 50 ms is not judged)",
+			decidedBy("D-26", "4.4.2"), func(ctx SpecContext) {
+				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil)})
+				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+				p, skip := s.timing(x.Duration).incrementalProblems()
+				if skip != "" {
+					Skip(skip)
+				}
+				e.expectNone(x, "the answer was not streamed incrementally", p)
+			})
+
 		e.check("SHOULD answer one JSON result {status: success, data: {response, ...}} when the client accepts only application/json",
 			decidedBy("D-04", "4.4.2", "2.11"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil), Header: http.Header{"Accept": {"application/json"}}})
@@ -102,7 +113,7 @@ func (e *env) inferenceSpecs() {
 			decidedBy("D-23", "4.4.1", "2.11"), func(ctx SpecContext) {
 				model := e.readyModel(ctx)
 				c := e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
-				e.expectSuccess(c.x)
+				e.need(c, "conversation")
 				thread := e.unknownUUID()
 				x, s := e.infer(ctx, Request{JSON: query(model, map[string]any{"thread_id": thread, "conversation_id": c.id})})
 				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))

@@ -21,8 +21,9 @@ func TestContractMismatchesAreReadableAndComplete(t *testing.T) {
 	for _, m := range ContractMismatches(spec.Declared(), x) {
 		got = append(got, m.Text)
 	}
+	// The declared view lets an evaluation's fields be null (their
+	// nullability is not shown, D-09), and says so.
 	want := []string{
-		// Nullability of evaluation fields is not shown (§2): null passes declared.
 		`$.data.id: got string, want null or integer`,
 		`$.data.name: got number, want null or string`,
 		`$.data.status: value must be one of 'pending', 'running', 'completed', 'failed', <nil> (got "weird")`,

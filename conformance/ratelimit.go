@@ -40,7 +40,7 @@ func (e *env) burst(ctx context.Context) (limited, passed *Exchange) {
 				}
 				sent++
 				mu.Unlock()
-				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels})
+				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
 				mu.Lock()
 				switch {
 				case x.Status == http.StatusTooManyRequests && limited == nil:
@@ -73,7 +73,7 @@ func (e *env) rateLimitSpecs() {
 			}
 			// Let the window pass so later checks are not limited.
 			Eventually(ctx, func(g Gomega) {
-				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels})
+				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
 				g.Expect(x.Status).NotTo(Equal(http.StatusTooManyRequests))
 			}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "the server still answers 429 after --timeout")
 		})

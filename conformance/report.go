@@ -73,6 +73,8 @@ type CheckResult struct {
 	// Details are the report entries (reproduction, exchanges) as text.
 	Details []string
 	RunTime time.Duration
+	// Streams are the timings of the check's inference streams.
+	Streams []StreamTiming
 }
 
 // Summary is a run's outcome per area.
@@ -133,6 +135,10 @@ func summarize(r types.Report) Summary {
 			c.Outcome = Passed
 		}
 		for _, en := range sr.ReportEntries {
+			if t, ok := en.GetRawValue().(StreamTiming); ok && en.Name == entryTiming {
+				c.Streams = append(c.Streams, t)
+				continue
+			}
 			if en.Name != entryDecided {
 				c.Details = append(c.Details, en.Name+":\n"+en.StringRepresentation())
 			}
@@ -146,6 +152,10 @@ func summarize(r types.Report) Summary {
 	}
 	return s
 }
+
+// entryRetries names the report entry counting a check's requests
+// repeated after a 429.
+const entryRetries = "rate-limit retries"
 
 // writeSummary ends every run: the table per area, then the decided
 // differences, the skips and the failures, one line each.
@@ -186,6 +196,19 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	section("Failed", Failed)
 	for _, f := range s.SuiteFailures {
 		fmt.Fprintf(out, "\nSuite failure: %s\n", f)
+	}
+	var streams []string
+	for _, c := range s.Checks {
+		for _, t := range c.Streams {
+			streams = append(streams, fmt.Sprintf("  - %s\n      %s", c.Name, t))
+		}
+	}
+	if len(streams) > 0 {
+		fmt.Fprintf(out, "\nStreams as a client saw them (%d):\n%s\n", len(streams), strings.Join(streams, "\n"))
+	}
+	if e.client != nil && e.client.Retries() > 0 {
+		fmt.Fprintf(out, "\nRate limited: %d request(s) repeated after a 429 with Retry-After (at most %d per request, %s of waiting)\n",
+			e.client.Retries(), maxRetries, maxRetryWait)
 	}
 	if len(e.leaks) > 0 {
 		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(e.leaks), strings.Join(e.leaks, "\n  "))

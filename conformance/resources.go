@@ -129,23 +129,49 @@ type lazy struct {
 }
 
 // get returns l's id, making it with mk on the first call. When making it
-// fails, that check fails and every later caller is skipped with the
-// reason.
+// fails (no id, or the model never became ready), every caller is skipped
+// with the reason: the precondition cannot be met, and the check that owns
+// the failed step (the dataset or model creation, the wait for ready) fails
+// on its own, so the failure is reported once, where it belongs.
 func (e *env) get(l *lazy, what string, mk func() string) string {
 	GinkgoHelper()
-	if l.tried {
-		if l.failure != "" {
-			Skip("the shared " + what + " could not be prepared: " + l.failure)
+	if !l.tried {
+		l.tried = true
+		if err := InterceptGomegaFailure(func() { l.id = mk() }); err != nil {
+			l.failure = oneParagraph(err.Error())
 		}
-		return l.id
 	}
-	l.tried = true
-	err := InterceptGomegaFailure(func() { l.id = mk() })
-	if err != nil {
-		l.failure = firstLine(err.Error())
-		Fail("preparing the shared " + what + ": " + err.Error())
+	if l.failure != "" {
+		Skip("the shared " + what + " this check needs could not be prepared: " + l.failure)
 	}
 	return l.id
+}
+
+// createdID is the id of a resource a check needs, read tolerantly from its
+// create answer: a 2xx with an id is enough. The answer's other differences
+// from the contract are the create check's to report, not this check's.
+// Without an id the need cannot be met: a Gomega failure saying why (for
+// get), or, through need, a skip.
+func (e *env) createdID(x *Exchange, what string) string {
+	GinkgoHelper()
+	body, _ := ParseJSON(x.Raw())
+	id := ""
+	if x.Status/100 == 2 {
+		id = body.Get("data").Get("id").ID()
+	}
+	e.expectThat(x, id != "", "creating the %s answered no id (%s)", what, x.Line())
+	return id
+}
+
+// need returns the id of c, a resource the check needs; without one the
+// check is skipped with the reason (the create check of its area judges
+// the create answer).
+func (e *env) need(c created, what string) string {
+	GinkgoHelper()
+	if c.id == "" {
+		Skip(fmt.Sprintf("the %s this check needs was not created: %s (its create check judges that answer)", what, c.x.Line()))
+	}
+	return c.id
 }
 
 // sharedDataset returns the id of a dataset of the first account built
@@ -155,8 +181,7 @@ func (e *env) sharedDataset(ctx context.Context) string {
 	return e.get(&e.shared.dataset, "dataset", func() string {
 		x := e.do(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
 			Form: datasetForm(e.name("shared-data"), "employee-handbook.md", "warranty-policy.pdf")})
-		id := e.expectSuccess(x).Get("id").ID()
-		e.expectThat(x, id != "", "the new dataset has no id")
+		id := e.createdID(x, "shared dataset")
 		if !e.cfg.Keep {
 			e.shared.paths = append(e.shared.paths, at(pathDatasets, id))
 		}
@@ -172,8 +197,7 @@ func (e *env) readyModel(ctx context.Context) string {
 		ds := e.sharedDataset(ctx)
 		x := e.do(ctx, Request{Method: http.MethodPost, Path: pathModels,
 			JSON: map[string]any{"model_name": e.name("shared-model"), "dataset_id": ds, "description": "conformance run model"}})
-		id := e.expectSuccess(x).Get("id").ID()
-		e.expectThat(x, id != "", "the new model has no id")
+		id := e.createdID(x, "shared model")
 		if !e.cfg.Keep {
 			e.shared.paths = append(e.shared.paths, at(pathModels, id))
 		}
@@ -189,8 +213,8 @@ func (e *env) removeShared(ctx context.Context) {
 	}
 }
 
-// readyStates and failedStates are the model states real clients know
-// (public clients of the real service); the contract's own are D-11.
+// readyStates and failedStates are the model states real clients of the
+// service know (the evidence of D-11); the contract's own are D-11.
 var (
 	readyStates  = map[string]bool{"ready": true, "completed": true, "complete": true, "active": true, "deployed": true, "available": true, "success": true}
 	failedStates = map[string]bool{"failed": true, "error": true, "cancelled": true}
@@ -270,6 +294,7 @@ func (e *env) infer(ctx context.Context, r Request) (*Exchange, *Stream) {
 			readErr = s.Err
 		}
 		e.client.Finish(x, s.Raw, readErr)
+		recordTiming(s.timing(x.Duration))
 		return x, s
 	}
 	body, err := io.ReadAll(resp.Body)

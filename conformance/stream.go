@@ -134,6 +134,10 @@ type Stream struct {
 	Err error
 	// Raw is what was read, for the report.
 	Raw []byte
+	// At is when each event of Events was dispatched, counted from the
+	// start of reading (the response headers); End is when reading ended.
+	At  []time.Duration
+	End time.Duration
 }
 
 // ReadStream reads an event stream from body until it ends. It gives up when
@@ -142,6 +146,8 @@ type Stream struct {
 // ctx's deadline bounds the whole stream the same way.
 func ReadStream(body io.Reader, idle time.Duration, cancel context.CancelFunc) *Stream {
 	s := &Stream{}
+	begin := time.Now()
+	defer func() { s.End = time.Since(begin) }()
 	var raw bytes.Buffer
 	var stalled atomic.Bool
 	timer := time.AfterFunc(idle, func() {
@@ -152,6 +158,7 @@ func ReadStream(body io.Reader, idle time.Duration, cancel context.CancelFunc) *
 	r := &watchedReader{r: io.TeeReader(body, &raw), onData: func() { timer.Reset(idle) }}
 	err := ReadEvents(r, func(ev Event) bool {
 		s.Events = append(s.Events, ev)
+		s.At = append(s.At, time.Since(begin))
 		switch {
 		case s.Done:
 			s.AfterDone++

@@ -339,12 +339,19 @@ func isTerminal(w io.Writer) bool {
 
 // register builds the spec tree: the suite-wide nodes, then every area.
 func (e *env) register() {
+	var retriesBefore int64
 	ReportBeforeEach(func(SpecReport) {
 		if e.client != nil {
 			e.client.Reset()
+			retriesBefore = e.client.Retries()
 		}
 	})
 	AfterEach(func() {
+		if e.client != nil {
+			if n := e.client.Retries() - retriesBefore; n > 0 {
+				AddReportEntry(entryRetries, n)
+			}
+		}
 		r := CurrentSpecReport()
 		if e.client != nil && (r.Failed() || hasDifference(r)) {
 			AddReportEntry("exchanges", ExchangeLog(e.client.Log()), ReportEntryVisibilityNever)

@@ -14,7 +14,8 @@
 //   - a stream rewriter sees an event-stream answer write by write and
 //     flush by flush, so the stream stays incremental.
 //
-// Adding a mutant or a variant is adding one entry to the table in mutants.go.
+// Adding a mutant or a variant is adding one entry to a table: mutants.go
+// (the seed's rules), variants.go (liberal servers and decided rules).
 package mutation
 
 import (
@@ -99,14 +100,14 @@ type StreamFilter struct {
 
 // List returns every mutant and valid variant, sorted by name.
 func List() []Mutant {
-	out := slices.Clone(mutants)
+	out := slices.Concat(mutants, liberal)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // Lookup returns the mutant or variant called name.
 func Lookup(name string) (Mutant, error) {
-	for _, m := range mutants {
+	for _, m := range slices.Concat(mutants, liberal) {
 		if m.Name == name {
 			return m, nil
 		}

@@ -210,7 +210,7 @@ var listening = regexp.MustCompile(`^mockserver listening on http://(\S+)`)
 // take another's.
 func startMock(ctx context.Context, cfg Config, name string) (*mock, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(cfg.Bin, "mockserver"), "--addr", "127.0.0.1:0", "--break", name,
-		"--train-duration", "1s", "--eval-duration", "3s", "--token-interval", "1ms", "--log-level", "error")
+		"--train-duration", "1s", "--eval-duration", "3s", "--token-interval", "2ms", "--log-level", "error")
 	cmd.Env = hermetic("MOCK_API_KEY=" + keyA + "," + keyB)
 	pr, pw := io.Pipe()
 	m := &mock{cmd: cmd, stderr: &tail{}, exited: make(chan struct{})}
