@@ -13,7 +13,8 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/ ./cmd/mockserver ./cmd/conformance
+# --build-arg VERSION=$(git describe --tags --always) names the release in --version and reports.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X contractkit/internal/version.Version=${VERSION}" -o /out/ ./cmd/mockserver ./cmd/conformance
 
 # Stage 2: distroless "static" carries CA certificates, /etc/passwd and a
 # nonroot user (65532) and nothing else: no shell to exploit.

@@ -16,6 +16,8 @@ type Options struct {
 	List bool
 	// Clauses prints the traceability document (CLAUSES.md) and runs nothing.
 	Clauses bool
+	// Version prints what the binary was built from and runs nothing.
+	Version bool
 }
 
 // flagSpec is one flag: its name, value placeholder, environment variable
@@ -38,6 +40,7 @@ var flagSpecs = []flagSpec{
 	{"keep", "", "CONFORMANCE_KEEP", "leave the resources the checks create in place"},
 	{"list", "", "CONFORMANCE_LIST", "print every check with its labels and seed clauses, run nothing"},
 	{"clauses", "", "CONFORMANCE_CLAUSES", "print the traceability document (conformance/CLAUSES.md), run nothing"},
+	{"version", "", "CONFORMANCE_VERSION", "print the kit's version and the contract's version and sha256, run nothing"},
 }
 
 // ParseFlags parses args (without the program name). A flag that is not
@@ -53,7 +56,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 		"junit": &o.JUnit, "json": &o.JSON, "html": &o.HTML,
 		"label-filter": &o.LabelFilter, "focus": &o.Focus,
 	}
-	bools := map[string]*bool{"strict": &o.Strict, "keep": &o.Keep, "list": &o.List, "clauses": &o.Clauses}
+	bools := map[string]*bool{"strict": &o.Strict, "keep": &o.Keep, "list": &o.List, "clauses": &o.Clauses, "version": &o.Version}
 	for _, f := range flagSpecs {
 		switch {
 		case strs[f.name] != nil:

@@ -156,7 +156,7 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	if e.cfg.Strict {
 		mode = "--strict: declared and decided checks fail the run"
 	}
-	fmt.Fprintf(out, "(%s)\n\n", mode)
+	fmt.Fprintf(out, "(%s)\n%s\n\n", mode, newRunInfo(e.cfg))
 	const rowFormat = "%-14s %7v %7v %8v %16v %13v\n"
 	fmt.Fprintf(out, rowFormat, "area", "passed", "failed", "skipped", "decided-differs", "not selected")
 	row := func(name string, c Counts) {
@@ -234,6 +234,7 @@ pre{background:#f6f6f6;padding:.6em;overflow:auto;white-space:pre-wrap}
 .labels{color:#555;font-size:12px}
 </style></head><body>
 <h1>API conformance report</h1>
+<p class="labels">{{.Run}}</p>
 <p>Base URL <code>{{.BaseURL}}</code>, {{if .Strict}}<strong>--strict</strong>: decided checks fail the run{{else}}decided checks are reported, not failed{{end}}. Started {{.Start}}, {{.Duration}}. Result: <strong class="{{.ResultClass}}">{{.Result}}</strong>.</p>
 <table><tr><th>area</th><th>passed</th><th>failed</th><th>skipped</th><th>decided-differs</th><th>not selected</th></tr>
 {{range .Rows}}<tr><td>{{.Name}}</td><td>{{.C.Passed}}</td><td>{{.C.Failed}}</td><td>{{.C.Skipped}}</td><td>{{.C.DecidedDiffers}}</td><td>{{.C.NotSelected}}</td></tr>
@@ -258,15 +259,16 @@ func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
 		Checks []CheckResult
 	}
 	data := struct {
-		BaseURL, Start, Duration, Result, ResultClass string
-		Strict                                        bool
-		Rows                                          []row
-		Groups                                        []group
+		BaseURL, Start, Duration, Result, ResultClass, Run string
+		Strict                                             bool
+		Rows                                               []row
+		Groups                                             []group
 	}{
 		BaseURL:  NewRedactor(cfg.APIKey, cfg.APIKey2).String(cfg.BaseURL),
 		Start:    r.StartTime.Format(time.RFC3339),
 		Duration: r.RunTime.Round(time.Millisecond).String(),
 		Strict:   cfg.Strict,
+		Run:      newRunInfo(cfg).String(),
 	}
 	data.Result, data.ResultClass = "PASS", "passed"
 	if !r.SuiteSucceeded {

@@ -190,7 +190,7 @@ func (e *env) removeShared(ctx context.Context) {
 }
 
 // readyStates and failedStates are the model states real clients know
-// (shared/REFERENCE.md §2); the contract's own are D-11.
+// (public clients of the real service); the contract's own are D-11.
 var (
 	readyStates  = map[string]bool{"ready": true, "completed": true, "complete": true, "active": true, "deployed": true, "available": true, "success": true}
 	failedStates = map[string]bool{"failed": true, "error": true, "cancelled": true}

@@ -306,6 +306,12 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	}
 	s := summarize(e.final)
 	writeSummary(out, s, e)
+	if cfg.JUnit != "" {
+		if err := addJUnitProperties(cfg.JUnit, newRunInfo(cfg)); err != nil {
+			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
+			return ExitFail
+		}
+	}
 	if cfg.HTML != "" {
 		if err := writeHTMLFile(cfg.HTML, e.final, s, cfg); err != nil {
 			fmt.Fprintf(out, "conformance: --html: %v\n", err)
@@ -344,6 +350,7 @@ func (e *env) register() {
 			AddReportEntry("exchanges", ExchangeLog(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
+	BeforeSuite(func() { AddReportEntry(entryRun, newRunInfo(e.cfg)) })
 	AfterSuite(func(ctx SpecContext) { e.removeShared(ctx) })
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 

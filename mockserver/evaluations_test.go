@@ -96,8 +96,6 @@ func TestEvaluationNames(t *testing.T) {
 			{map[string]any{"model_id": m.ID}, 422, "name"},
 			{map[string]any{"name": "x"}, 422, "model_id"},
 			{map[string]any{"name": "x", "model_id": 987654}, 404, ""},
-			{map[string]any{"name": "x", "model_id": m.ID, "type": "vibes"}, 422, "type"},
-			{map[string]any{"name": "x", "model_id": m.ID, "benchmark_type": "mmlu"}, 422, "benchmark_type"},
 			{map[string]any{"name": "x", "model_id": m.ID, "question_count": 0}, 422, "question_count"},
 			{map[string]any{"name": "x", "model_id": m.ID, "description": strings.Repeat("d", 4001)}, 422, "description"},
 		}

@@ -83,9 +83,13 @@ func TestSaverDebounces(t *testing.T) {
 	if err := sv.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	// Drop the signals of before the first write, before run can take one.
+	select {
+	case <-st.Changed():
+	default:
+	}
 	sv.started.Store(true)
 	go sv.run()
-	<-st.Changed() // drop the signals of before the first write
 	accounts := func() string {
 		data, err := os.ReadFile(path)
 		if err != nil {

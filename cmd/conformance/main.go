@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"contractkit/conformance"
+	"contractkit/internal/version"
 )
 
 func main() {
@@ -20,6 +21,9 @@ func main() {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "conformance: %v\n(see --help)\n", err)
 		os.Exit(conformance.ExitUsage)
+	case opts.Version:
+		fmt.Println("conformance", version.Get())
+		os.Exit(conformance.ExitPass)
 	case opts.Clauses:
 		os.Exit(conformance.Clauses(os.Stdout))
 	case opts.List:

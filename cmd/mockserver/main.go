@@ -19,6 +19,7 @@ import (
 
 	"contractkit/fixtures"
 	"contractkit/internal/envflag"
+	"contractkit/internal/version"
 	"contractkit/mockserver"
 	"contractkit/mutation"
 )
@@ -31,6 +32,10 @@ func main() {
 		}
 		fmt.Fprintln(os.Stderr, "mockserver:", err)
 		os.Exit(2)
+	}
+	if m.showVersion {
+		fmt.Fprintln(m.Stdout, "mockserver", version.Get())
+		return
 	}
 	if m.listMutants {
 		m.printMutants()
@@ -54,6 +59,7 @@ type Main struct {
 	logLevel    string
 	pprofAddr   string
 	listMutants bool
+	showVersion bool
 	breakName   string
 	mutant      *mutation.Mutant
 	keys        keyList
@@ -96,6 +102,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.StringVar(&m.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn, error")
 	fs.StringVar(&m.breakName, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
 	fs.BoolVar(&m.listMutants, "list-mutants", false, "list the mutants of --break and exit")
+	fs.BoolVar(&m.showVersion, "version", false, "print the version, the contract's version and its sha256, and exit")
 	fs.StringVar(&m.pprofAddr, "pprof", "", "serve net/http/pprof on its own listener at loopback `HOST:PORT` (e.g. 127.0.0.1:6060); off when empty")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mockserver [flags]\n\nA stateful mock of the Model, Dataset, Conversation, Evaluation and Inference Service API v1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --train-duration: %sTRAIN_DURATION).\n\nFlags:\n", envPrefix, envPrefix)

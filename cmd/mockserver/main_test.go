@@ -47,7 +47,7 @@ func newMain() (*Main, *syncBuffer, *syncBuffer) {
 // allFlags are the flags the issue and CI scripts rely on, by exact name.
 var allFlags = []string{
 	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures", "state",
-	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof",
+	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof", "version",
 }
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -80,6 +80,8 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		"MOCK_LOG_LEVEL":      "debug",
 		"MOCK_BREAK":          "auth-403-not-401",
 		"MOCK_LIST_MUTANTS":   "true",
+		"MOCK_PPROF":          "127.0.0.1:6061",
+		"MOCK_VERSION":        "true",
 	}
 	if len(vars) != len(allFlags) {
 		t.Fatalf("the test sets %d variables for %d flags", len(vars), len(allFlags))
@@ -106,6 +108,8 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		{"log-level", m.logLevel, "debug"},
 		{"break", m.breakName, "auth-403-not-401"},
 		{"list-mutants", m.listMutants, true},
+		{"pprof", m.pprofAddr, "127.0.0.1:6061"},
+		{"version", m.showVersion, true},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
