@@ -57,6 +57,9 @@ func (b *body) Close() error { return b.rc.Close() }
 // refused at once, before anything is read (so, with Expect: 100-continue,
 // before the client sends the body).
 func (b *body) setLimit(r *http.Request, limit int64) error {
+	if b == nil {
+		return nil // no body to bound
+	}
 	b.limit = limit
 	if r.ContentLength > limit {
 		b.over = true

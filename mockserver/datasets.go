@@ -90,18 +90,37 @@ func (s *Server) readForm(c *call) (*form, error) {
 			return nil, apierr.New(apierr.TooLarge, "files: at most %d files per request", MaxFiles)
 		}
 		label := fileLabel(p.FileName(), files)
-		doc, err := retrieval.Extract(label, p, retrieval.Limits{MaxFileBytes: s.maxUpload(), MaxTextBytes: max(budget, 1)})
+		doc, err := retrieval.Extract(label, p, retrieval.Limits{MaxFileBytes: s.maxUpload(), MaxTextBytes: max(budget, 1), MaxDuration: s.cfg.ExtractBudget})
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
 			return nil, multipartError(err, s.maxUpload())
 		case err != nil, doc.Size == 0: // an empty file is a failed file (D-16)
 			f.upload.Failed = append(f.upload.Failed, label)
+			f.upload.Reasons = append(f.upload.Reasons, failReason(err))
 		default:
 			budget -= int64(len(doc.Text))
 			f.upload.Docs = append(f.upload.Docs, doc)
 		}
 	}
+}
+
+// failReason says, in a few words, why a file was refused (D-26). It never
+// quotes the parser's detail, which may echo the file's bytes.
+func failReason(err error) string {
+	switch {
+	case err == nil:
+		return "empty file"
+	case errors.Is(err, retrieval.ErrTimeBudget):
+		return "took longer than its time budget to read"
+	case errors.Is(err, retrieval.ErrTooLarge):
+		return "too large"
+	case errors.Is(err, retrieval.ErrUnsupported):
+		return "unsupported content (binary, not UTF-8, or password-protected)"
+	case errors.Is(err, retrieval.ErrMalformed):
+		return "malformed: does not parse as its type"
+	}
+	return "could not be read"
 }
 
 func multipartError(err error, limit int64) error {

@@ -64,6 +64,9 @@ type Config struct {
 	SaveDelay time.Duration
 	// MaxUploadBytes bounds a multipart request body (0: MaxMultipartBody).
 	MaxUploadBytes int64
+	// ExtractBudget is the work one uploaded file's text extraction may
+	// take (0: retrieval.DefaultMaxDuration); a file over it fails.
+	ExtractBudget time.Duration
 }
 
 // Limits the server enforces (D-15).
