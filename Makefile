@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: help tools docs-assets browser-test run test vet lint-spec types go-test selftest clauses check-clauses conformance bench loadtest profile mutation build clean
+.PHONY: fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet lint-spec types go-test selftest clauses check-clauses conformance bench loadtest profile mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -15,7 +15,7 @@ help: ## list the targets
 run: ## start the mock server on ADDR (default 127.0.0.1:8080)
 	go run ./cmd/mockserver --addr $(ADDR)
 
-test: vet lint-spec types go-test selftest check-clauses mutation browser-test ## everything CI runs
+test: vet lint-spec types go-test fuzz-short soak-short selftest check-clauses mutation browser-test ## everything CI runs
 
 vet: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -39,6 +39,26 @@ types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and co
 
 go-test: ## unit and integration tests with the race detector
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+
+# Fuzz targets as package:Target. A crasher the fuzzer finds is written to
+# the package's testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
+FUZZ_TARGETS := ./mockserver:FuzzRequests ./mockserver:FuzzMultipartCreate ./conformance:FuzzReadStream ./fixtures:FuzzDecodeSet
+FUZZTIME ?= 30s
+fuzz: ## run every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
+	done
+
+fuzz-short: ## every fuzz target for 5s (part of make test)
+	$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+DURATION ?= 2m
+soak: ## drive streams, leavers, uploads, evaluations and resets for DURATION on 127.0.0.1, then check goroutines, RSS, no 5xx
+	SOAK_DURATION=$(DURATION) go test -count=1 -timeout 0 -run '^TestSoak$$' -v ./mockserver/
+
+soak-short: ## a 10 s soak (part of make test)
+	$(MAKE) --no-print-directory soak DURATION=10s
 
 selftest: ## run the conformance suite against a freshly started mock (it must pass)
 	bash scripts/selftest.sh

@@ -193,6 +193,20 @@ func (e *env) datasetSpecs() {
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
+			e.check("SHOULD keep or name every file part of a dataset create: a file that cannot be read is listed in failed_files",
+				decidedBy("D-27", "4.3.3", "2.6"), func(ctx SpecContext) {
+					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+						Form: datasetForm(e.name("data"), "release-notes.txt", "bad/malformed.json")}, pathDatasets)
+					data := e.expectSuccess(c.x)
+					n, _ := data.Get("file_count").Int()
+					var failed []string
+					for _, f := range data.Get("failed_files").Items() {
+						failed = append(failed, f.Str())
+					}
+					e.expectThat(c.x, n == 1 && contains(failed, "malformed.json"),
+						"$.data.file_count %d, $.data.failed_files %s: want release-notes.txt kept and malformed.json named", n, quoteList(failed))
+				})
+
 			e.check("MUST refuse an upload without files with the error envelope (422)",
 				declared("4.3.4", "1.2", "D-17"), func(ctx SpecContext) {
 					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload,

@@ -21,6 +21,9 @@ type call struct {
 	// body is the JSON body, already read (bounded) and validated; nil for
 	// multipart operations, whose handlers read the stream themselves.
 	body []byte
+	// in is the request body as the server reads it (body.go); nil when
+	// the request has none.
+	in *body
 }
 
 // handler serves one operation. It returns the success envelope's data, or

@@ -68,14 +68,14 @@ func (s *Server) readForm(c *call) (*form, error) {
 			return f, nil
 		}
 		if err != nil {
-			return nil, multipartError(err)
+			return nil, multipartError(err, s.maxUpload())
 		}
 		if parts >= maxParts {
 			return nil, apierr.New(apierr.TooLarge, "more than %d multipart parts", maxParts)
 		}
 		name := formName(c.op.OperationID, p.FormName()) // D-21
 		if p.FileName() == "" && name != "files" {
-			v, err := readField(p, name)
+			v, err := readField(p, name, s.maxUpload())
 			if err != nil {
 				return nil, err
 			}
@@ -90,13 +90,14 @@ func (s *Server) readForm(c *call) (*form, error) {
 			return nil, apierr.New(apierr.TooLarge, "files: at most %d files per request", MaxFiles)
 		}
 		label := fileLabel(p.FileName(), files)
-		doc, err := retrieval.Extract(label, p, retrieval.Limits{MaxFileBytes: MaxFileBytes, MaxTextBytes: max(budget, 1)})
+		doc, err := retrieval.Extract(label, p, retrieval.Limits{MaxFileBytes: s.maxUpload(), MaxTextBytes: max(budget, 1), MaxDuration: s.cfg.ExtractBudget})
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
-			return nil, multipartError(err)
+			return nil, multipartError(err, s.maxUpload())
 		case err != nil, doc.Size == 0: // an empty file is a failed file (D-16)
 			f.upload.Failed = append(f.upload.Failed, label)
+			f.upload.Reasons = append(f.upload.Reasons, failReason(err))
 		default:
 			budget -= int64(len(doc.Text))
 			f.upload.Docs = append(f.upload.Docs, doc)
@@ -104,18 +105,39 @@ func (s *Server) readForm(c *call) (*form, error) {
 	}
 }
 
-func multipartError(err error) error {
+// failReason says, in a few words, why a file was refused (D-27). It never
+// quotes the parser's detail, which may echo the file's bytes.
+func failReason(err error) string {
+	switch {
+	case err == nil:
+		return "empty file"
+	case errors.Is(err, retrieval.ErrTimeBudget):
+		return "took longer than its time budget to read"
+	case errors.Is(err, retrieval.ErrTooLarge):
+		return "too large"
+	case errors.Is(err, retrieval.ErrUnsupported):
+		return "unsupported content (binary, not UTF-8, or password-protected)"
+	case errors.Is(err, retrieval.ErrMalformed):
+		return "malformed: does not parse as its type"
+	}
+	return "could not be read"
+}
+
+func multipartError(err error, limit int64) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return apierr.New(apierr.TooLarge, "request body exceeds %d MiB", MaxMultipartBody>>20)
+		if limit%(1<<20) == 0 {
+			return apierr.New(apierr.TooLarge, "request body exceeds %d MiB", limit>>20)
+		}
+		return apierr.New(apierr.TooLarge, "request body exceeds %d bytes", limit)
 	}
 	return apierr.New(apierr.BadRequest, "body is not a readable multipart/form-data body")
 }
 
-func readField(p *multipart.Part, name string) (string, error) {
+func readField(p *multipart.Part, name string, limit int64) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
 	if err != nil {
-		return "", multipartError(err)
+		return "", multipartError(err, limit)
 	}
 	if len(b) > maxFieldBytes {
 		return "", apierr.New(apierr.Invalid, "%s: at most %d bytes", bound(name, 40), maxFieldBytes)

@@ -317,8 +317,8 @@ func TestDatasetTooManyFiles(t *testing.T) {
 
 // TestDatasetBodyOverTheLimit streams a body just over 100 MiB through a
 // pipe: the part is binary, so the server discards it without extracting,
-// answers 413 once the limit is crossed, and the writer stops at the first
-// failed write.
+// and answers 413 once the limit is crossed (after draining the rest of the
+// body, bounded, so the writer is not cut off: body_test.go).
 func TestDatasetBodyOverTheLimit(t *testing.T) {
 	ts := newTestServer(t, withoutFixtures())
 	c := ts.client(t, testKey1)
@@ -344,7 +344,7 @@ func TestDatasetBodyOverTheLimit(t *testing.T) {
 			m, err := part.Write(block)
 			n += int64(m)
 			if err != nil {
-				return // the server answered and the transport closed the pipe
+				return // the transport closed the pipe
 			}
 		}
 		pw.CloseWithError(mw.Close())
@@ -362,5 +362,45 @@ func TestDatasetBodyOverTheLimit(t *testing.T) {
 	}
 	if got := c.datasets(); len(got) != 0 {
 		t.Errorf("datasets got %d, want 0", len(got))
+	}
+}
+
+// No file part vanishes (D-27): a create keeps the readable file and names
+// the malformed PDF, with why, in failed_files and failures.
+func TestDatasetCreateNamesRefusedFiles(t *testing.T) {
+	ts := newTestServer(t, withoutFixtures())
+	c := ts.client(t, testKey1)
+	notes := filePart{name: "notes.txt", data: []byte("The warranty lasts two years.\n")}
+	bad := filePart{name: "scan.pdf", data: []byte("%PDF-1.4\nthis is not a PDF body at all\n")}
+	ct, body := multipartBody(t, [][2]string{{"dataset_name", "mixed"}}, notes, bad)
+	var got store.CreatedDataset
+	c.do(http.MethodPost, "/api/v1/user/dataset", withBody(ct, body)).want(t, 200).data(t, &got)
+	if got.FileCount != 1 || len(got.Files) != 1 || got.Files[0].Name != "notes.txt" {
+		t.Errorf("kept files got %d %+v, want notes.txt alone", got.FileCount, got.Files)
+	}
+	if !slices.Equal(got.FailedFiles, []string{"scan.pdf"}) {
+		t.Errorf("failed_files got %q, want [scan.pdf]", got.FailedFiles)
+	}
+	if len(got.Failures) != 1 || got.Failures[0].Name != "scan.pdf" || !strings.Contains(got.Failures[0].Reason, "malformed") {
+		t.Errorf("failures got %+v, want scan.pdf as malformed", got.Failures)
+	}
+}
+
+// A file whose extraction works past the budget is a failed file with that
+// reason, and the request answers (create and upload alike).
+func TestDatasetExtractionBudget(t *testing.T) {
+	ts := newTestServer(t, withoutFixtures(), withConfig(func(c *Config) { c.ExtractBudget = time.Nanosecond }))
+	c := ts.client(t, testKey1)
+	ct, body := multipartBody(t, [][2]string{{"dataset_name", "slow"}, {"urls", "https://example.com/a"}},
+		filePart{name: "notes.txt", data: []byte("Some text.\n")})
+	var got store.CreatedDataset
+	c.do(http.MethodPost, "/api/v1/user/dataset", withBody(ct, body)).want(t, 200).data(t, &got)
+	if got.FileCount != 0 || len(got.Failures) != 1 || !strings.Contains(got.Failures[0].Reason, "time budget") {
+		t.Errorf("got file_count %d, failures %+v; want notes.txt failed over its time budget", got.FileCount, got.Failures)
+	}
+	var res store.UploadResult
+	c.uploadFiles(got.ID, filePart{name: "more.txt", data: []byte("More text.\n")}).want(t, 200).data(t, &res)
+	if res.FilesFailed != 1 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "time budget") {
+		t.Errorf("upload result got %+v, want more.txt failed over its time budget", res)
 	}
 }

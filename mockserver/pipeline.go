@@ -54,47 +54,52 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
+	in := wrapBody(r)
+	fail := func(err error) {
+		in.finish(w, r)
+		apierr.Write(w, s.log, err)
+	}
 	account, err := s.authenticate(r)
 	if err != nil {
-		apierr.Write(w, s.log, err)
+		fail(err)
 		return
 	}
 	if err := s.limiter.allow(w, account); err != nil {
-		apierr.Write(w, s.log, err)
+		fail(err)
 		return
 	}
 	op, params, methodKnown, found := s.contract.Find(r)
 	if !found {
 		if methodKnown {
-			apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
+			fail(apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
-		apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such endpoint: %s %s", r.Method, r.URL.Path))
+		fail(apierr.New(apierr.NotFound, "No such endpoint: %s %s", r.Method, r.URL.Path))
 		return
 	}
 	if err := s.delay(r); err != nil {
-		apierr.Write(w, s.log, err)
+		fail(err)
 		return
 	}
 	if s.chance(s.cfg.ErrorRate) {
-		apierr.Write(w, s.log, apierr.New(apierr.Internal, "Internal server error (injected by --error-rate)"))
+		fail(apierr.New(apierr.Internal, "Internal server error (injected by --error-rate)"))
 		return
 	}
 	if done, err := s.prefer(w, r, op); done || err != nil {
 		if err != nil {
-			apierr.Write(w, s.log, err)
+			fail(err)
 		}
 		return
 	}
-	c := &call{w: w, r: r, op: op, params: params, account: s.store.Account(account)}
+	c := &call{w: w, r: r, op: op, params: params, account: s.store.Account(account), in: in}
 	if err := s.validate(c); err != nil {
-		apierr.Write(w, s.log, err)
+		fail(err)
 		return
 	}
 	data, err := s.handlers[op.OperationID](c)
 	switch {
 	case err != nil:
-		apierr.Write(w, s.log, err)
+		fail(err)
 	case data != nil:
 		apierr.WriteData(w, data)
 	}

@@ -62,6 +62,11 @@ type Config struct {
 	// SaveDelay is how long after a change the state file is written (0:
 	// DefaultSaveDelay).
 	SaveDelay time.Duration
+	// MaxUploadBytes bounds a multipart request body (0: MaxMultipartBody).
+	MaxUploadBytes int64
+	// ExtractBudget is the work one uploaded file's text extraction may
+	// take (0: retrieval.DefaultMaxDuration); a file over it fails.
+	ExtractBudget time.Duration
 }
 
 // Limits the server enforces (D-15).
@@ -159,6 +164,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// maxUpload is the multipart body limit in force.
+func (s *Server) maxUpload() int64 {
+	if s.cfg.MaxUploadBytes > 0 {
+		return s.cfg.MaxUploadBytes
+	}
+	return MaxMultipartBody
 }
 
 func (s *Server) preload(a *store.Account) error {

@@ -29,7 +29,9 @@ func (s *Server) validate(c *call) error {
 			if mt != "multipart/form-data" {
 				return apierr.New(apierr.BadRequest, "Content-Type must be multipart/form-data (got %q)", bound(mt, 80))
 			}
-			c.r.Body = http.MaxBytesReader(c.w, c.r.Body, MaxMultipartBody)
+			if err := c.in.setLimit(c.r, s.maxUpload()); err != nil {
+				return multipartError(err, s.maxUpload())
+			}
 			return s.validateParams(c)
 		case !hasBody && !rb.Required:
 			// An optional body that is absent (rename with ?title=).
@@ -40,7 +42,11 @@ func (s *Server) validate(c *call) error {
 				}
 				return apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", bound(mt, 80))
 			}
-			body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, MaxJSONBody))
+			err := c.in.setLimit(c.r, MaxJSONBody)
+			var body []byte
+			if err == nil {
+				body, err = io.ReadAll(c.r.Body)
+			}
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {

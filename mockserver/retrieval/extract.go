@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Kinds reported in Doc.Kind. JSON Lines files are reported as KindJSON:
@@ -41,6 +42,11 @@ const (
 	DefaultMaxTextBytes = 2 << 20
 	// DefaultMaxFileBytes is the largest upload accepted per file.
 	DefaultMaxFileBytes = 32 << 20
+	// DefaultMaxDuration is the work one file may cost: far more than any
+	// honest file of the size limit needs, short enough that a crafted
+	// one (a compressed stream that inflates without end) cannot hold a
+	// request.
+	DefaultMaxDuration = 2 * time.Second
 	// MaxJSONDepth is the deepest JSON nesting accepted; deeper documents
 	// are reported as ErrMalformed rather than risk unbounded recursion.
 	MaxJSONDepth = 32
@@ -65,6 +71,9 @@ var (
 	// ErrMalformed reports a file of a supported kind that does not parse:
 	// bad CSV quoting or field counts, invalid JSON, an unreadable PDF.
 	ErrMalformed = errors.New("retrieval: malformed file")
+	// ErrTimeBudget reports a file whose extraction took longer than
+	// Limits.MaxDuration.
+	ErrTimeBudget = errors.New("retrieval: time budget exceeded")
 )
 
 // Limits bound what one file may cost. Zero or negative fields select the
@@ -78,6 +87,13 @@ type Limits struct {
 	// MaxFileBytes is the largest file accepted; reading stops as soon as
 	// the stream exceeds it.
 	MaxFileBytes int64
+	// MaxDuration is the time one file's extraction may work, not
+	// counting the time spent waiting for the upload's bytes (a slow
+	// client is not a costly file). Past it the file fails with
+	// ErrTimeBudget.
+	MaxDuration time.Duration
+
+	now func() time.Time // tests inject a fake clock; nil: time.Now
 }
 
 func (l Limits) normalized() Limits {
@@ -86,6 +102,9 @@ func (l Limits) normalized() Limits {
 	}
 	if l.MaxFileBytes <= 0 {
 		l.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if l.MaxDuration <= 0 {
+		l.MaxDuration = DefaultMaxDuration
 	}
 	return l
 }
@@ -125,11 +144,17 @@ type Doc struct {
 // far, so the caller can report them.
 func Extract(name string, r io.Reader, lim Limits) (Doc, error) {
 	lim = lim.normalized()
+	now := lim.now
+	if now == nil {
+		now = time.Now
+	}
+	clock := &workClock{now: now, start: now(), max: lim.MaxDuration}
 	x := &extractor{
-		doc: Doc{Name: name},
-		lim: lim,
-		src: &countingReader{r: r, max: lim.MaxFileBytes},
-		out: &textBuf{max: int(min(lim.MaxTextBytes, int64(maxInt)))},
+		doc:   Doc{Name: name},
+		lim:   lim,
+		clock: clock,
+		src:   &countingReader{r: r, max: lim.MaxFileBytes, clock: clock},
+		out:   &textBuf{max: int(min(lim.MaxTextBytes, int64(maxInt)))},
 	}
 	err := x.run()
 	x.doc.Size = x.src.n
@@ -147,6 +172,7 @@ const maxInt = int(^uint(0) >> 1)
 type extractor struct {
 	doc   Doc
 	lim   Limits
+	clock *workClock
 	src   *countingReader
 	guard *textGuard // set for text kinds; nil for PDF
 	out   *textBuf
@@ -189,8 +215,10 @@ func (x *extractor) run() error {
 // otherwise describe it as a parse error.
 func (x *extractor) fail(err error) error {
 	switch {
-	case err == nil:
+	case err == nil && !x.clock.over:
 		return nil
+	case x.clock.over:
+		return fmt.Errorf("%w: %s took more than %s to read", ErrTimeBudget, x.doc.Name, x.lim.MaxDuration)
 	case x.src.tooLarge:
 		return fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, x.doc.Name, x.src.max)
 	case x.src.spanErr != nil:
@@ -209,4 +237,22 @@ func (x *extractor) fail(err error) error {
 // spanLimit bounds one record, token or line that a parser must hold whole.
 func (x *extractor) spanLimit() int64 {
 	return max(x.lim.MaxTextBytes, minSpan)
+}
+
+// workClock measures the work of one extraction: the time since it started
+// less the time spent waiting for the upload's bytes.
+type workClock struct {
+	now    func() time.Time
+	start  time.Time
+	waited time.Duration
+	max    time.Duration
+	over   bool
+}
+
+// expired reports (and remembers) whether the work is past its budget.
+func (c *workClock) expired() bool {
+	if !c.over && c.now().Sub(c.start)-c.waited > c.max {
+		c.over = true
+	}
+	return c.over
 }

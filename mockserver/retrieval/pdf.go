@@ -37,7 +37,7 @@ func (x *extractor) readPDF(r io.Reader) (err error) {
 	if err != nil {
 		return err
 	}
-	rd, err := pdf.NewReader(f, n)
+	rd, err := pdf.NewReader(&timedReaderAt{r: f, clock: x.clock}, n)
 	if errors.Is(err, pdf.ErrInvalidPassword) {
 		// Well-formed, but its text cannot be read without the password.
 		return fmt.Errorf("%w: %s is password-protected", ErrUnsupported, x.doc.Name)
@@ -45,7 +45,7 @@ func (x *extractor) readPDF(r io.Reader) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrMalformed, x.doc.Name, err)
 	}
-	pages, err := pdfText(rd, x.out)
+	pages, err := pdfText(rd, x.out, x.clock)
 	x.doc.Rows = pages
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrMalformed, x.doc.Name, err)
@@ -54,6 +54,25 @@ func (x *extractor) readPDF(r io.Reader) (err error) {
 		return fmt.Errorf("%w: %s: no pages", ErrMalformed, x.doc.Name)
 	}
 	return nil
+}
+
+// checkEvery is how many content-stream operators run between two looks at
+// the clock.
+const checkEvery = 256
+
+// timedReaderAt fails every read once the extraction is past its time
+// budget, which stops the PDF reader even inside a compressed stream that
+// inflates to no operator at all.
+type timedReaderAt struct {
+	r     io.ReaderAt
+	clock *workClock
+}
+
+func (t *timedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if t.clock.expired() {
+		return 0, ErrTimeBudget
+	}
+	return t.r.ReadAt(p, off)
 }
 
 // errTextFull aborts content-stream interpretation once the text cap is
@@ -70,7 +89,7 @@ var errTextFull = errors.New("text cap reached")
 // page tree that contains itself. It interprets content streams itself, with
 // pdf.Interpret, rather than calling Reader.GetPlainText, which builds all the
 // text of the document in memory with no bound.
-func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
+func pdfText(r *pdf.Reader, out *textBuf, clock *workClock) (pages int, err error) {
 	defer func() {
 		// The pdf package reports malformed input by panicking.
 		if v := recover(); v != nil {
@@ -92,7 +111,7 @@ func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
 	var pageErr error
 	var walk func(node pdf.Value, depth int)
 	walk = func(node pdf.Value, depth int) {
-		if budget <= 0 || depth > maxPDFNest || pages >= limit {
+		if budget <= 0 || depth > maxPDFNest || pages >= limit || clock.expired() {
 			return
 		}
 		budget--
@@ -105,7 +124,7 @@ func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
 		case "Page":
 			pages++
 			if !out.full {
-				if err := pageText(pdf.Page{V: node}, out); err != nil && pageErr == nil {
+				if err := pageText(pdf.Page{V: node}, out, clock); err != nil && pageErr == nil {
 					pageErr = fmt.Errorf("page %d: %v", pages, err)
 				}
 			}
@@ -121,7 +140,7 @@ func pdfText(r *pdf.Reader, out *textBuf) (pages int, err error) {
 // pageText writes the text shown by one page's content stream, with line
 // breaks where the text moves vertically and spaces at word-sized gaps, so
 // that words positioned separately do not run together.
-func pageText(p pdf.Page, out *textBuf) (err error) {
+func pageText(p pdf.Page, out *textBuf, clock *workClock) (err error) {
 	contents := p.V.Key("Contents")
 	if contents.IsNull() {
 		return nil
@@ -152,7 +171,11 @@ func pageText(p pdf.Page, out *textBuf) (err error) {
 	}
 	lastY, haveY := 0.0, false
 	out.separate('\n')
+	ops := 0
 	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+		if ops++; ops%checkEvery == 0 && clock.expired() {
+			panic(errTextFull) // stop here; Extract reports the time budget
+		}
 		n := stk.Len()
 		args := make([]pdf.Value, n)
 		for i := n - 1; i >= 0; i-- {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -21,6 +22,7 @@ type countingReader struct {
 	n, max   int64
 	tooLarge bool
 	readErr  error // a failure of r itself, not of the content
+	clock    *workClock
 
 	spanMax, mark int64
 	spanErr       error
@@ -29,6 +31,9 @@ type countingReader struct {
 func (c *countingReader) Read(p []byte) (int, error) {
 	if c.tooLarge {
 		return 0, ErrTooLarge
+	}
+	if c.clock != nil && c.clock.expired() {
+		return 0, ErrTimeBudget
 	}
 	if c.spanErr != nil {
 		return 0, c.spanErr
@@ -47,7 +52,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 			p = p[:rest]
 		}
 	}
+	var t0 time.Time
+	if c.clock != nil {
+		t0 = c.clock.now()
+	}
 	n, err := c.r.Read(p)
+	if c.clock != nil {
+		c.clock.waited += c.clock.now().Sub(t0)
+	}
 	c.n += int64(n)
 	if c.n > c.max {
 		c.tooLarge = true

@@ -14,6 +14,26 @@ import (
 type Upload struct {
 	Docs   []retrieval.Doc
 	Failed []string
+	// Reasons[i] says why Failed[i] could not be read (D-27).
+	Reasons []string
+}
+
+// FileFailure is a file part that was refused, and why (D-27).
+type FileFailure struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+func (u Upload) failures() []FileFailure {
+	out := make([]FileFailure, 0, len(u.Failed))
+	for i, name := range u.Failed {
+		f := FileFailure{Name: name}
+		if i < len(u.Reasons) {
+			f.Reason = u.Reasons[i]
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // DatasetInput is a dataset create request, already parsed.
@@ -68,6 +88,14 @@ type DatasetView struct {
 	Files       []FileView `json:"files"`
 }
 
+// CreatedDataset is the answer to a dataset create: the dataset and the
+// names of the file parts it refused (D-27), so no file part vanishes.
+type CreatedDataset struct {
+	DatasetView
+	FailedFiles []string      `json:"failed_files"`
+	Failures    []FileFailure `json:"failures"`
+}
+
 // UploadResult is the answer to adding files (seed §2.7).
 type UploadResult struct {
 	Success       bool     `json:"success"`
@@ -76,6 +104,8 @@ type UploadResult struct {
 	FilesUploaded int      `json:"files_uploaded"`
 	FilesFailed   int      `json:"files_failed"`
 	TotalSize     int64    `json:"total_size"`
+	// Failures says why each failed file was refused (D-27).
+	Failures []FileFailure `json:"failures"`
 }
 
 // DeleteResult is the success body of a delete (D-02).
@@ -139,13 +169,14 @@ func (d *dataset) kind() string {
 }
 
 // CreateDataset adds a dataset. At least one file must have been read or one
-// URL given (D-08, D-16).
-func (a *Account) CreateDataset(in DatasetInput) (DatasetView, error) {
+// URL given (D-08, D-16); the files that could not be read are named in the
+// answer (D-27).
+func (a *Account) CreateDataset(in DatasetInput) (CreatedDataset, error) {
 	if len(in.Docs) == 0 && len(in.URLs) == 0 {
 		if len(in.Failed) > 0 {
-			return DatasetView{}, apierr.New(apierr.Invalid, "files: none of the files could be read (%s)", strings.Join(in.Failed, ", "))
+			return CreatedDataset{}, apierr.New(apierr.Invalid, "files: none of the files could be read (%s)", strings.Join(in.Failed, ", "))
 		}
-		return DatasetView{}, apierr.New(apierr.Invalid, "files: at least one file or URL is required")
+		return CreatedDataset{}, apierr.New(apierr.Invalid, "files: at least one file or URL is required")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -157,7 +188,7 @@ func (a *Account) CreateDataset(in DatasetInput) (DatasetView, error) {
 	}
 	d.add(in.Docs, now)
 	a.datasets[d.id] = d
-	return d.view(), nil
+	return CreatedDataset{DatasetView: d.view(), FailedFiles: nonNil(in.Failed), Failures: in.failures()}, nil
 }
 
 // AddFiles adds read files to a live dataset and accounts for the failed ones.
@@ -172,7 +203,7 @@ func (a *Account) AddFiles(id string, up Upload) (UploadResult, error) {
 	d.add(up.Docs, a.now())
 	res := UploadResult{
 		Success: len(up.Docs) > 0, DatasetID: d.id, FailedFiles: nonNil(up.Failed),
-		FilesUploaded: len(up.Docs), FilesFailed: len(up.Failed),
+		FilesUploaded: len(up.Docs), FilesFailed: len(up.Failed), Failures: up.failures(),
 	}
 	for _, doc := range up.Docs {
 		res.TotalSize += doc.Size
