@@ -122,6 +122,12 @@ func (sv *saver) run() {
 			return // Close saves
 		case <-sv.after(sv.delay):
 		}
+		// The snapshot taken now holds every change signalled during the
+		// delay: drop that signal, or the burst would cost a second save.
+		select {
+		case <-sv.store.Changed():
+		default:
+		}
 		err := sv.Flush()
 		if err != nil {
 			sv.log.Error("state file not saved", "file", sv.path, "err", err)
