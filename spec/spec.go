@@ -108,6 +108,11 @@ func Build(raw []byte) (*Contract, error) {
 		// Authentication is the server's job (and the suite's checks); the
 		// validator judges shapes only.
 		config.WithoutSecurityValidation(),
+		// Without a cache the validator compiles a regular expression for
+		// every path segment of every request (half the mock's CPU under
+		// load). The keys are the contract's own path segments, a fixed
+		// set, so the cache cannot grow with traffic.
+		config.WithRegexCache(&sync.Map{}),
 	)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("libopenapi-validator: %v", errs)
