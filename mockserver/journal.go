@@ -7,7 +7,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,10 +35,24 @@ type journal struct {
 	accounts map[string]*accountJournal
 }
 
+// accountJournal is a ring: entries[head] is the oldest of n entries, so
+// recording a call never shifts the others.
 type accountJournal struct {
 	seq     int64
-	entries []*journalEntry // oldest first
+	entries []*journalEntry
+	head, n int
 	bytes   int
+}
+
+// at is the i-th oldest entry.
+func (a *accountJournal) at(i int) *journalEntry { return a.entries[(a.head+i)%len(a.entries)] }
+
+// dropOldest forgets the oldest entry.
+func (a *accountJournal) dropOldest() {
+	a.bytes -= a.entries[a.head].bytes
+	a.entries[a.head] = nil
+	a.head = (a.head + 1) % len(a.entries)
+	a.n--
 }
 
 type journalEntry struct {
@@ -52,7 +65,14 @@ type journalEntry struct {
 	DurationMS float64        `json:"duration_ms"`
 	Request    journalMessage `json:"request"`
 	Response   journalMessage `json:"response"`
-	Curl       string         `json:"curl"`
+	Curl       string         `json:"curl"` // built when listed (curlCommand), not per request
+
+	// What curlCommand needs beyond the exported fields, kept so that the
+	// command is built only when someone reads the journal.
+	host      string
+	tls       bool
+	multipart []journalPart // nil unless the body was multipart/form-data
+	bytes     int           // size(), computed once when added
 }
 
 type journalMessage struct {
@@ -101,16 +121,18 @@ func (j *journal) add(account string, e *journalEntry) {
 	}
 	a.seq++
 	e.ID = a.seq
-	a.entries = append(a.entries, e)
-	a.bytes += e.size()
-	drop := 0
-	for len(a.entries)-drop > 1 && (len(a.entries)-drop > journalEntries || a.bytes > journalBudget) {
-		a.bytes -= a.entries[drop].size()
-		drop++
+	e.bytes = e.size()
+	if a.entries == nil {
+		a.entries = make([]*journalEntry, journalEntries)
 	}
-	if drop > 0 {
-		clear(a.entries[:drop])
-		a.entries = slices.Delete(a.entries, 0, drop)
+	if a.n == len(a.entries) {
+		a.dropOldest()
+	}
+	a.entries[(a.head+a.n)%len(a.entries)] = e
+	a.n++
+	a.bytes += e.bytes
+	for a.n > 1 && a.bytes > journalBudget {
+		a.dropOldest()
 	}
 }
 
@@ -120,8 +142,8 @@ func (j *journal) list(account string, keep func(*journalEntry) bool) []*journal
 	defer j.mu.Unlock()
 	out := []*journalEntry{}
 	if a := j.accounts[account]; a != nil {
-		for _, e := range a.entries {
-			if keep(e) {
+		for i := range a.n {
+			if e := a.at(i); keep(e) {
 				out = append(out, e)
 			}
 		}
@@ -138,21 +160,16 @@ func (j *journal) clear(account string) int {
 	if a == nil {
 		return 0
 	}
-	n := len(a.entries)
-	a.entries, a.bytes = nil, 0
+	n := a.n
+	a.entries, a.head, a.n, a.bytes = nil, 0, 0, 0
 	return n
 }
 
-// journaled serves an /api/v1 request through next and records it in the
-// caller's journal. A request without a valid key belongs to no account and
-// is not recorded. The key itself is never stored: the Authorization header
-// is masked and the curl command names $API_KEY.
-func (s *Server) journaled(w http.ResponseWriter, r *http.Request, next http.HandlerFunc) {
-	account, err := s.authenticate(r)
-	if err != nil {
-		next(w, r)
-		return
-	}
+// journaled serves an authenticated /api/v1 request through api and records
+// it in the account's journal. (A request without a valid key belongs to no
+// account and is not recorded.) The key itself is never stored: the
+// Authorization header is masked and the curl command names $API_KEY.
+func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account string) {
 	start := time.Now()
 	at := s.cfg.Clock.Now()
 	rb := newJournalBody(r)
@@ -169,15 +186,26 @@ func (s *Server) journaled(w http.ResponseWriter, r *http.Request, next http.Han
 			Status: jw.status, DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 			Request:  journalMessage{Headers: maskHeaders(r.Header)},
 			Response: jw.message(),
+			host:     r.Host, tls: r.TLS != nil,
 		}
 		if rb != nil {
 			rb.finish(r)
 			e.Request.Body, e.Request.BodySize, e.Request.BodyTruncated = rb.summary()
+			if rb.pw != nil {
+				e.multipart = nonNilParts(rb.parts)
+			}
 		}
-		e.Curl = curlCommand(r, rb, jw.stream)
 		s.journal.add(account, e)
 	}()
-	next(jw, r)
+	s.api(jw, r, account, nil)
+}
+
+// nonNilParts marks a multipart body without parts as multipart still.
+func nonNilParts(p []journalPart) []journalPart {
+	if p == nil {
+		return []journalPart{}
+	}
+	return p
 }
 
 // maskHeaders copies h with credentials masked: the scheme stays, the
@@ -209,7 +237,7 @@ type journalWriter struct {
 	status     int
 	headers    http.Header
 	stream     bool
-	body       []byte
+	body       strings.Builder // String() shares the bytes: no copy per entry
 	size       int64
 	truncated  bool
 	chunks     []string
@@ -241,9 +269,9 @@ func (w *journalWriter) Write(p []byte) (int, error) {
 		} else {
 			w.truncated = true
 		}
-	case len(w.body) < journalBodyBytes:
-		keep := min(n, journalBodyBytes-len(w.body))
-		w.body = append(w.body, p[:keep]...)
+	case w.body.Len() < journalBodyBytes:
+		keep := min(n, journalBodyBytes-w.body.Len())
+		w.body.Write(p[:keep])
 		w.truncated = w.truncated || keep < n
 	default:
 		w.truncated = true
@@ -264,7 +292,7 @@ func (w *journalWriter) message() journalMessage {
 		m.Stream = &journalStream{Chunks: nonNilStrings(w.chunks), ChunkCount: w.chunkCount, Truncated: w.truncated}
 		return m
 	}
-	m.Body = string(w.body)
+	m.Body = w.body.String()
 	return m
 }
 
@@ -276,7 +304,7 @@ func (w *journalWriter) message() journalMessage {
 type journalBody struct {
 	io.ReadCloser
 	n         int64
-	buf       []byte
+	buf       strings.Builder
 	truncated bool
 
 	// multipart: the copy goes through a pipe to a parser goroutine.
@@ -312,9 +340,9 @@ func (b *journalBody) Read(p []byte) (int, error) {
 	switch {
 	case b.pw != nil:
 		_, _ = b.pw.Write(p[:n]) // the parser drains everything, even after an error
-	case len(b.buf) < journalBodyBytes:
-		keep := min(n, journalBodyBytes-len(b.buf))
-		b.buf = append(b.buf, p[:keep]...)
+	case b.buf.Len() < journalBodyBytes:
+		keep := min(n, journalBodyBytes-b.buf.Len())
+		b.buf.Write(p[:keep])
 		b.truncated = b.truncated || keep < n
 	case n > 0:
 		b.truncated = true
@@ -371,7 +399,7 @@ func (b *journalBody) finish(r *http.Request) {
 // summary returns the body as the journal shows it.
 func (b *journalBody) summary() (string, int64, bool) {
 	if b.pw == nil {
-		return string(b.buf), b.n, b.truncated
+		return b.buf.String(), b.n, b.truncated
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "multipart/form-data, %d part(s) (summary: the raw body is not recorded)\n", len(b.parts))
@@ -409,39 +437,38 @@ func ifTrue(c bool, s string) string {
 // change the answer. Browser noise (User-Agent, Sec-*, Origin) is left out.
 var curlHeaders = []string{"Accept", "Content-Type", "Prefer", "X-Mock-Delay", "X-Mock-Stream-Fault"}
 
-// curlCommand rebuilds the request as a command to paste into a shell, the
-// key read from $API_KEY.
-func curlCommand(r *http.Request, b *journalBody, stream bool) string {
+// curlCommand rebuilds the recorded request as a command to paste into a
+// shell, the key read from $API_KEY.
+func curlCommand(e *journalEntry) string {
 	scheme := "http"
-	if r.TLS != nil {
+	if e.tls {
 		scheme = "https"
 	}
-	u := scheme + "://" + r.Host + r.URL.Path
-	if r.URL.RawQuery != "" {
-		u += "?" + r.URL.RawQuery
+	u := scheme + "://" + e.host + e.Path
+	if e.Query != "" {
+		u += "?" + e.Query
 	}
 	parts := []string{"curl -sS"}
-	if stream {
+	if e.Response.Stream != nil {
 		parts[0] += " -N"
 	}
-	if r.Method != http.MethodGet {
-		parts[0] += " -X " + r.Method
+	if e.Method != http.MethodGet {
+		parts[0] += " -X " + e.Method
 	}
 	parts[0] += " " + shellQuote(u)
 	parts = append(parts, `-H "Authorization: Bearer $API_KEY"`)
-	multi := b != nil && b.pw != nil
+	multi := e.multipart != nil
 	for _, name := range curlHeaders {
 		if multi && name == "Content-Type" {
 			continue // curl -F writes it, with its own boundary
 		}
-		for _, v := range r.Header.Values(name) {
+		for _, v := range e.Request.Headers.Values(name) {
 			parts = append(parts, "-H "+shellQuote(name+": "+v))
 		}
 	}
 	switch {
-	case b == nil:
 	case multi:
-		for _, p := range b.parts {
+		for _, p := range e.multipart {
 			if p.FileName != "" {
 				f := p.Name + "=@" + p.FileName
 				if p.ContentType != "" {
@@ -452,10 +479,10 @@ func curlCommand(r *http.Request, b *journalBody, stream bool) string {
 				parts = append(parts, "-F "+shellQuote(p.Name+"="+p.Value))
 			}
 		}
-	case b.truncated:
-		parts = append(parts, "--data-binary @body  # the body ("+strconv.FormatInt(b.n, 10)+" bytes) was too large to record")
-	case len(b.buf) > 0:
-		parts = append(parts, "--data-raw "+shellQuote(string(b.buf)))
+	case e.Request.BodyTruncated:
+		parts = append(parts, "--data-binary @body  # the body ("+strconv.FormatInt(e.Request.BodySize, 10)+" bytes) was too large to record")
+	case e.Request.Body != "":
+		parts = append(parts, "--data-raw "+shellQuote(e.Request.Body))
 	}
 	return strings.Join(parts, " \\\n  ")
 }
@@ -490,6 +517,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account st
 	out := make([]journalEntry, len(entries))
 	for i, e := range entries {
 		out[i] = *e
+		out[i].Curl = curlCommand(e)
 		if st := e.Response.Stream; st != nil {
 			out[i].Response.Body = strings.Join(st.Chunks, "") // kept once, as chunks
 		}

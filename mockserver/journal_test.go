@@ -149,6 +149,20 @@ func TestJournalRingIsBounded(t *testing.T) {
 	if len(all) != journalEntries || all[0].ID != 11 || all[len(all)-1].ID != journalEntries+10 {
 		t.Fatalf("got %d entries, ids %d..%d; want %d, ids 11..%d", len(all), all[0].ID, all[len(all)-1].ID, journalEntries, journalEntries+10)
 	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ID != all[i-1].ID+1 {
+			t.Fatalf("entry %d has id %d after %d: the ring lost its order", i, all[i].ID, all[i-1].ID)
+		}
+	}
+	if n := j.clear("a"); n != journalEntries {
+		t.Fatalf("clear removed %d entries, want %d", n, journalEntries)
+	}
+	for range 3 {
+		j.add("a", &journalEntry{Method: "GET"})
+	}
+	if again := j.list("a", func(*journalEntry) bool { return true }); len(again) != 3 || again[0].ID != journalEntries+11 {
+		t.Fatalf("after clear: %d entries starting at id %d, want 3 starting at %d", len(again), again[0].ID, journalEntries+11)
+	}
 	// The byte budget: entries with 64 KiB bodies, more than 32 MiB of them.
 	big := strings.Repeat("x", journalBodyBytes)
 	for i := 0; i < 2*journalBudget/journalBodyBytes; i++ {

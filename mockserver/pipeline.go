@@ -3,6 +3,7 @@ package mockserver
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,7 +27,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		// The path is logged, never the query (it may carry names) nor any header.
-		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+		// LogAttrs: typed attributes, no []any boxed per request.
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
 	}()
 	s.cors(rec, r)
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
@@ -46,22 +49,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.docs(out, r)
 	case strings.HasPrefix(r.URL.Path, "/admin/"):
 		s.admin(out, r)
-	case strings.HasPrefix(r.URL.Path, "/api/v1/"):
-		s.journaled(out, r, s.api)
 	default:
-		s.api(out, r)
+		// Authenticated once, here: the journal needs the account too.
+		account, err := s.authenticate(r)
+		if err == nil && strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			s.journaled(out, r, account)
+			return
+		}
+		s.api(out, r, account, err)
 	}
 }
 
-func (s *Server) api(w http.ResponseWriter, r *http.Request) {
+// api serves a request to the API for account, or answers authErr when the
+// request did not authenticate.
+func (s *Server) api(w http.ResponseWriter, r *http.Request, account string, authErr error) {
 	in := wrapBody(r)
 	fail := func(err error) {
 		in.finish(w, r)
 		apierr.Write(w, s.log, err)
 	}
-	account, err := s.authenticate(r)
-	if err != nil {
-		fail(err)
+	if authErr != nil {
+		fail(authErr)
 		return
 	}
 	if err := s.limiter.allow(w, account); err != nil {

@@ -67,21 +67,21 @@ func (s *Server) validate(c *call) error {
 // validateParams checks the query of a multipart request, whose body its
 // handler reads and checks as a stream.
 func (s *Server) validateParams(c *call) error {
-	pv := s.contract.Validator.GetParameterValidator()
-	if ok, errs := pv.ValidateQueryParams(c.r); !ok {
+	if ok, errs := s.contract.Request(c.op.OperationID).ValidateParams(c.r); !ok {
 		return invalid(errs)
 	}
 	return nil
 }
 
 // validateRequest checks the whole request, with the body already read, against
-// the contract.
+// the contract: the checks of its operation, resolved once (spec.RequestCheck),
+// so the route the router found is not looked up again.
 func (s *Server) validateRequest(c *call) error {
 	orig := c.r.Body
 	if c.body != nil {
 		c.r.Body = io.NopCloser(bytes.NewReader(c.body))
 	}
-	ok, errs := s.contract.Validator.ValidateHttpRequestSync(c.r)
+	ok, errs := s.contract.Request(c.op.OperationID).Validate(c.r)
 	c.r.Body = orig
 	if !ok {
 		return invalid(errs)

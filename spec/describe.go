@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 
 	verrors "github.com/pb33f/libopenapi-validator/errors"
@@ -25,8 +26,15 @@ func Describe(errs []*verrors.ValidationError) []string {
 			continue
 		}
 		if len(e.SchemaValidationErrors) > 0 {
+			// The library lists them in map order; sorted, the same request
+			// always gets the same message.
+			lines := make([]string, 0, len(e.SchemaValidationErrors))
 			for _, f := range e.SchemaValidationErrors {
-				add(fieldName(f.FieldPath, e.ParameterName) + ": " + f.Reason)
+				lines = append(lines, fieldName(f.FieldPath, e.ParameterName)+": "+f.Reason)
+			}
+			slices.Sort(lines)
+			for _, l := range lines {
+				add(l)
 			}
 			continue
 		}

@@ -45,6 +45,8 @@ type Contract struct {
 	Operations []Operation
 	// Raw is the YAML this view was built from.
 	Raw []byte
+
+	requests map[string]*RequestCheck // by operationId (requests.go)
 }
 
 // Operation is one method on one path of the contract.
@@ -124,7 +126,15 @@ func Build(raw []byte) (*Contract, error) {
 		}
 		return nil, fmt.Errorf("libopenapi-validator document: %s", strings.Join(msgs, "; "))
 	}
-	return &Contract{Kin: kin, Router: router, Validator: v, Operations: operations(kin), Raw: raw}, nil
+	model, err := lib.BuildV3Model() // the validator's own model: BuildV3Model caches it
+	if err != nil {
+		return nil, fmt.Errorf("libopenapi model: %w", err)
+	}
+	requests, err := requestChecks(v, &model.Model)
+	if err != nil {
+		return nil, err
+	}
+	return &Contract{Kin: kin, Router: router, Validator: v, Operations: operations(kin), Raw: raw, requests: requests}, nil
 }
 
 func operations(doc *openapi3.T) []Operation {

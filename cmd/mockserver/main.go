@@ -19,6 +19,7 @@ import (
 
 	"contractkit/fixtures"
 	"contractkit/internal/envflag"
+	"contractkit/internal/logbuf"
 	"contractkit/internal/version"
 	"contractkit/mockserver"
 	"contractkit/mutation"
@@ -149,7 +150,11 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := level.UnmarshalText([]byte(m.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %v", err)
 	}
-	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level}))
+	// One line per request: gathered and written every few milliseconds,
+	// not one write call each (internal/logbuf). Flushed when Run returns.
+	logOut := logbuf.New(m.Stderr, 0, 0)
+	defer logOut.Close()
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	m.cfg.Logger = log
 	if limit, err := raiseFileLimit(); err != nil {
 		log.Warn("open-file limit not raised", "limit", limit, "error", err)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 )
 
 // Code names a class of failure. Each code has exactly one HTTP status.
@@ -111,8 +112,9 @@ func WriteData(w http.ResponseWriter, data any) {
 
 // WriteJSON writes v as JSON with the given status.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false) // messages quote "<API_KEY>"; this is JSON, not HTML
 	err := enc.Encode(v)
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
@@ -121,9 +123,40 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		body = []byte(`{"status":"error","message":"Internal server error"}`)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Content-Type-Options", "nosniff")
+	SetJSONHeaders(w.Header())
 	w.WriteHeader(status)
+	// Every writer the answer passes through (net/http's, the journal's)
+	// copies the bytes before Write returns, so buf can go back to the pool.
 	_, _ = w.Write(body)
+}
+
+// The header values every JSON answer carries, built once. Assigning the
+// canonical key directly skips Header.Set's canonicalisation and its slice
+// allocation; each slice has len == cap, so an Add by a later writer
+// reallocates instead of writing into the shared array.
+var (
+	contentTypeJSON = []string{"application/json"}
+	noSniff         = []string{"nosniff"}
+)
+
+// SetJSONHeaders marks h as a JSON answer that browsers must not sniff.
+func SetJSONHeaders(h http.Header) {
+	h["Content-Type"] = contentTypeJSON
+	h["X-Content-Type-Options"] = noSniff
+}
+
+// buffers holds encode buffers between answers: an answer no longer
+// allocates and grows a fresh buffer.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer keeps one huge answer (a long list) from pinning its
+// buffer in the pool for good.
+const maxPooledBuffer = 64 << 10
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > maxPooledBuffer {
+		return
+	}
+	b.Reset()
+	buffers.Put(b)
 }
