@@ -141,31 +141,42 @@ func (d *dataset) view() DatasetView {
 	if v.Files == nil {
 		v.Files = []FileView{}
 	}
-	for _, f := range d.files {
-		v.Size += f.Size
-		v.Rows += f.Rows
-	}
+	v.Size, v.Rows = d.totals()
 	return v
 }
 
-// kind is the dataset type (D-11), derived from what was uploaded.
-func (d *dataset) kind() string {
-	kinds := map[string]bool{}
+// totals are the bytes and rows of the dataset's files.
+func (d *dataset) totals() (size, rows int64) {
 	for _, f := range d.files {
-		kinds[f.Type] = true
+		size += f.Size
+		rows += f.Rows
 	}
-	if len(d.urls) > 0 {
-		kinds["web"] = true
+	return size, rows
+}
+
+// kind is the dataset type (D-11), derived from what was uploaded: the one
+// type of every file (and "web" for URLs), "mixed" when they differ,
+// "empty" when there is nothing.
+func (d *dataset) kind() string {
+	kind, seen := "", false
+	same := func(k string) bool {
+		if !seen {
+			kind, seen = k, true
+		}
+		return k == kind
 	}
-	switch len(kinds) {
-	case 0:
-		return "empty"
-	case 1:
-		for k := range kinds {
-			return k
+	for _, f := range d.files {
+		if !same(f.Type) {
+			return "mixed"
 		}
 	}
-	return "mixed"
+	if len(d.urls) > 0 && !same("web") {
+		return "mixed"
+	}
+	if !seen {
+		return "empty"
+	}
+	return kind
 }
 
 // CreateDataset adds a dataset. At least one file must have been read or one

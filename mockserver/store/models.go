@@ -182,31 +182,49 @@ func (a *Account) model(id string) (*model, error) {
 // modelData is the dataset a model answers from; it survives a soft delete.
 func (a *Account) modelData(m *model) *dataset { return a.datasets[m.datasetID] }
 
+// modelFields holds the values a ModelView's nullable fields point to, so
+// that a view costs one allocation for them rather than one per field (GET
+// of a model is the hottest read of the mock).
+type modelFields struct {
+	category, baseModelName, filePath, status, graphStatus, fineTune, ownerEmail string
+	size, datasetID, trainedModelID                                             int64
+	hasImage, fineTuned, private, sharedWithOrg, shared                         bool
+	progress, sharedUserCount, pendingRequests                                  int
+	tokenSpeed, responseTime, successRate                                       float64
+	createdAt, updatedAt                                                        time.Time
+}
+
 func (a *Account) modelView(m *model) ModelView {
 	st := lifecycle.TrainingState(m.training, a.now())
-	updated := m.createdAt
+	f := &modelFields{
+		category: m.category, baseModelName: m.baseModelName, status: st.Status, graphStatus: st.GraphStatus,
+		fineTune: m.fineTune, ownerEmail: "owner@" + a.name + ".example", size: 8, datasetID: m.datasetID,
+		fineTuned: st.FineTuned, private: true, progress: st.Progress, successRate: 100,
+		createdAt: m.createdAt, updatedAt: m.createdAt,
+	}
 	if st.TrainedAt != nil {
-		updated = st.TrainedAt.UTC()
+		f.updatedAt = st.TrainedAt.UTC()
 	}
 	v := ModelView{
-		ID: m.id, Name: m.name, Description: m.description, Category: ptr(m.category),
-		SizeNumeric: ptr(int64(8)), BaseModelName: ptr(m.baseModelName), TrainingTypeID: m.trainingTypeID,
-		DatasetID: ptr(m.datasetID), FilePath: ptr(""), BaseModelID: m.baseModelID, PersonaID: m.personaID,
-		HasImage: ptr(false), TrainedAt: st.TrainedAt, Status: ptr(st.Status), GraphStatus: ptr(st.GraphStatus),
-		GraphBuildProgress: ptr(st.Progress), FineTuningStatus: ptr(st.FineTuned), FineTune: ptr(m.fineTune),
-		TokenSpeed: ptr(0.0), ResponseTime: ptr(0.0), SuccessRate: ptr(100.0), IsPrivate: ptr(true),
-		SharedWithOrganization: ptr(false), OwnerEmail: ptr("owner@" + a.name + ".example"),
-		IsShared: ptr(false), SharedUserCount: ptr(0), PendingDatasetAccessRequests: ptr(0),
-		CreatedAt: ptr(m.createdAt), UpdatedAt: ptr(updated),
+		ID: m.id, Name: m.name, Description: m.description, Category: &f.category,
+		SizeNumeric: &f.size, BaseModelName: &f.baseModelName, TrainingTypeID: m.trainingTypeID,
+		DatasetID: &f.datasetID, FilePath: &f.filePath, BaseModelID: m.baseModelID, PersonaID: m.personaID,
+		HasImage: &f.hasImage, TrainedAt: st.TrainedAt, Status: &f.status, GraphStatus: &f.graphStatus,
+		GraphBuildProgress: &f.progress, FineTuningStatus: &f.fineTuned, FineTune: &f.fineTune,
+		TokenSpeed: &f.tokenSpeed, ResponseTime: &f.responseTime, SuccessRate: &f.successRate, IsPrivate: &f.private,
+		SharedWithOrganization: &f.sharedWithOrg, OwnerEmail: &f.ownerEmail,
+		IsShared: &f.shared, SharedUserCount: &f.sharedUserCount, PendingDatasetAccessRequests: &f.pendingRequests,
+		CreatedAt: &f.createdAt, UpdatedAt: &f.updatedAt,
 	}
 	if m.useCaseID != nil {
 		v.UseCaseID = *m.useCaseID
 	}
 	if st.TrainedAt != nil && st.Status == lifecycle.StatusReady {
 		h := hash64(m.name)
-		v.TrainedModelID = ptr(m.id*1000 + 7)
-		v.TokenSpeed = ptr(35 + float64(h%200)/10)
-		v.ResponseTime = ptr(0.4 + float64(h%80)/100)
+		f.trainedModelID = m.id*1000 + 7
+		v.TrainedModelID = &f.trainedModelID
+		f.tokenSpeed = 35 + float64(h%200)/10
+		f.responseTime = 0.4 + float64(h%80)/100
 		v.Metrics = &Metrics{
 			Accuracy:            0.85 + float64(h%100)/1000,
 			Loss:                0.15 + float64(h%50)/1000,
@@ -216,8 +234,8 @@ func (a *Account) modelView(m *model) ModelView {
 			ParametersOptimized: fmt.Sprintf("%.1fM", 4+float64(h%80)/10),
 		}
 		if d := a.modelData(m); d != nil {
-			dv := d.view()
-			v.DatasetInfo = &DatasetInfo{Name: dv.Name, Size: dv.Size, Samples: dv.Rows, DataType: dv.Type, Updated: dv.UpdatedAt}
+			size, rows := d.totals()
+			v.DatasetInfo = &DatasetInfo{Name: d.name, Size: size, Samples: rows, DataType: d.kind(), Updated: d.updatedAt}
 		}
 	}
 	return v
