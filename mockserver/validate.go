@@ -134,6 +134,21 @@ func checkJSON(body []byte, maxDepth int) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apierr.New(apierr.BadRequest, "request body is empty: send a JSON object")
 	}
+	// The common case, one well-formed value, is judged without allocating:
+	// json.Valid, then a byte scan of the nesting. Anything else takes the
+	// token walk below, which names the problem.
+	if json.Valid(body) {
+		if depth(body) > maxDepth {
+			return apierr.New(apierr.BadRequest, "request body is nested deeper than %d levels", maxDepth)
+		}
+		return nil
+	}
+	return walkJSON(body, maxDepth)
+}
+
+// walkJSON is checkJSON's token walk: slower, but it names the first
+// problem in the body.
+func walkJSON(body []byte, maxDepth int) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	depth := 0
@@ -164,6 +179,33 @@ func checkJSON(body []byte, maxDepth int) error {
 		return apierr.New(apierr.BadRequest, "request body is not valid JSON: unexpected end of input")
 	}
 	return nil
+}
+
+// depth is the deepest nesting of objects and arrays in a well-formed JSON
+// value; brackets inside strings do not count.
+func depth(body []byte) int {
+	d, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			deepest = max(deepest, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return deepest
 }
 
 func jsonProblem(err error) string {

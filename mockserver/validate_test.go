@@ -1,0 +1,51 @@
+package mockserver
+
+import (
+	"strings"
+	"testing"
+)
+
+// jsonBodies are the seeds of the checkJSON comparison: well-formed and
+// broken bodies, nesting at and past the limit, brackets and escaped quotes
+// inside strings.
+var jsonBodies = []string{
+	`{}`, `[]`, `{"a":1}`, `  {"a":[1,2,{"b":null}]}  `, `"text"`, `12`, `true`,
+	`{"a":"[[[[{{{{"}`, `{"a":"quote \" then [ bracket"}`, `{"a":"backslash \\"}`, `{"a":"\\\" ]"}`,
+	`{`, `}`, `{"a":}`, `{"a":1,}`, `[1 2]`, `{} {}`, `1 2`, `{"a":"unterminated}`, `nul`, `{"a":1}x`,
+	strings.Repeat("[", 8) + strings.Repeat("]", 8),
+	strings.Repeat("[", 9) + strings.Repeat("]", 9),
+	strings.Repeat(`{"a":`, 9) + "1" + strings.Repeat("}", 9),
+	strings.Repeat("[", 9) + strings.Repeat("]", 8),
+	`["` + strings.Repeat("[", 20) + `"]`,
+}
+
+// checkJSON's fast path (json.Valid and a byte scan of the nesting) must
+// judge every body exactly as the token walk does: the same error, or none.
+func TestCheckJSONFastPathAgreesWithTheWalk(t *testing.T) {
+	for _, body := range jsonBodies {
+		assertSameJSONVerdict(t, []byte(body))
+	}
+}
+
+func FuzzCheckJSON(f *testing.F) {
+	for _, body := range jsonBodies {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(strings.TrimSpace(string(body))) == 0 {
+			return // answered before either path runs
+		}
+		assertSameJSONVerdict(t, body)
+	})
+}
+
+// assertSameJSONVerdict compares the two paths with a depth limit of 8, so
+// short bodies reach it.
+func assertSameJSONVerdict(t *testing.T, body []byte) {
+	t.Helper()
+	const limit = 8
+	got, want := checkJSON(body, limit), walkJSON(body, limit)
+	if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+		t.Errorf("body %q: checkJSON got %v, the token walk %v", body, got, want)
+	}
+}
