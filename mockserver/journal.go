@@ -248,7 +248,10 @@ type journalWriter struct {
 func (w *journalWriter) WriteHeader(code int) {
 	if w.status == 0 && code >= 200 {
 		w.status = code
-		w.headers = w.Header().Clone()
+		// Kept, not cloned: net/http snapshots the map itself when the
+		// status is written, and the mock's handlers set no header after it,
+		// so this is what was sent.
+		w.headers = w.Header()
 		w.stream = mediaType(w.headers.Get("Content-Type")) == "text/event-stream"
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -94,6 +94,12 @@ func mediaType(h string) string {
 	if h == "" {
 		return ""
 	}
+	if !strings.Contains(h, ";") {
+		// Without parameters ParseMediaType's answer is the trimmed,
+		// lower-cased value, or an error whose fallback below is the same:
+		// skip the map it allocates (every request and answer goes here).
+		return strings.ToLower(strings.TrimSpace(h))
+	}
 	mt, _, err := mime.ParseMediaType(h)
 	if err != nil {
 		return strings.ToLower(strings.TrimSpace(h))

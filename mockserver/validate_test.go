@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"mime"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,20 @@ func assertSameJSONVerdict(t *testing.T, body []byte) {
 	got, want := checkJSON(body, limit), walkJSON(body, limit)
 	if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
 		t.Errorf("body %q: checkJSON got %v, the token walk %v", body, got, want)
+	}
+}
+
+// mediaType's shortcut for a value without parameters gives what
+// mime.ParseMediaType (with its fallback) gives.
+func TestMediaTypeWithoutParametersMatchesTheParser(t *testing.T) {
+	for _, h := range []string{"application/json", "Application/JSON", " text/event-stream ", "multipart/form-data",
+		"bad value", "json", "text/", "/json", "a/b/c", "application/json;charset=utf-8", "APPLICATION/JSON; charset=UTF-8", "x;;"} {
+		want := strings.ToLower(strings.TrimSpace(h))
+		if mt, _, err := mime.ParseMediaType(h); err == nil {
+			want = mt
+		}
+		if got := mediaType(h); got != want {
+			t.Errorf("mediaType(%q) = %q, want %q", h, got, want)
+		}
 	}
 }
