@@ -80,6 +80,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 			targets = append(targets, prism)
 		}
 		rates := map[string][]float64{}
+		cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
 		for _, t := range targets { // warm up: connections, caches, JIT (Prism)
 			hammer(t.addr, sc.request(t.addr), cfg.conns, time.Second)
 		}
@@ -93,12 +94,16 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 					stopBare()
 					return ctx.Err()
 				}
+				before, cpuErr := cpuTime(t.pid())
 				res := hammer(t.addr, sc.request(t.addr), cfg.conns, cfg.duration)
 				if res.ok == 0 || res.failed > 0 {
 					stopBare()
 					return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.ok, res.failed, res.firstErr)
 				}
 				rates[t.name] = append(rates[t.name], res.rate())
+				if after, err := cpuTime(t.pid()); err == nil && cpuErr == nil {
+					cpu[t.name] = append(cpu[t.name], float64((after-before).Microseconds())/float64(res.ok))
+				}
 			}
 		}
 		stopBare()
@@ -108,9 +113,18 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "\n%s\n", sc.name)
 		for _, t := range targets {
-			fmt.Fprintf(out, "  %-6s req/s median %8.0f  rounds %s\n", t.name, median(rates[t.name]), fmtRates(rates[t.name]))
+			fmt.Fprintf(out, "  %-6s req/s median %8.0f  rounds %s", t.name, median(rates[t.name]), fmtRates(rates[t.name]))
+			if c := cpu[t.name]; len(c) == len(rates[t.name]) {
+				fmt.Fprintf(out, "   CPU per answer %5.1f us", median(c))
+			}
+			fmt.Fprintln(out)
 		}
 		fmt.Fprintf(out, "  mock/bare  %.2f (median of per-round ratios %s)\n", median(ratios), fmtRatios(ratios))
+		if m, b := cpu["mock"], cpu["bare"]; len(m) == len(ratios) && len(b) == len(ratios) {
+			// The server's own CPU per answer is steadier than req/s on a
+			// shared machine: it explains the ratio, it does not replace it.
+			fmt.Fprintf(out, "  CPU per answer, bare/mock %.2f (the throughput the mock could reach alone, as a share of bare)\n", median(b)/median(m))
+		}
 		if p := rates["Prism"]; len(p) > 0 {
 			var pr []float64
 			for i := range p {

@@ -259,3 +259,30 @@ func rssKB(pid int) (int64, error) {
 	}
 	return 0, errors.New("no VmRSS in /proc status")
 }
+
+// clockTick is the unit of utime and stime in /proc/PID/stat: USER_HZ,
+// 100 on every Linux architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// cpuTime is the user plus system CPU time the process has used so far.
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces: count from after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 { // state is field 3; utime and stime are 14 and 15
+		return 0, errors.New("short /proc stat")
+	}
+	utime, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+	stime, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}

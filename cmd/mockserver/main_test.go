@@ -8,6 +8,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ func newMain() (*Main, *syncBuffer, *syncBuffer) {
 // allFlags are the flags the issue and CI scripts rely on, by exact name.
 var allFlags = []string{
 	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures", "state",
-	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof", "version",
+	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof", "version", "gc-floor",
 }
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -82,6 +83,7 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		"MOCK_LIST_MUTANTS":   "true",
 		"MOCK_PPROF":          "127.0.0.1:6061",
 		"MOCK_VERSION":        "true",
+		"MOCK_GC_FLOOR":       "32",
 	}
 	if len(vars) != len(allFlags) {
 		t.Fatalf("the test sets %d variables for %d flags", len(vars), len(allFlags))
@@ -97,6 +99,7 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		{"addr", m.addr, "127.0.0.1:9999"},
 		{"api-key", strings.Join(m.cfg.Keys, "|"), "key-one|key-two"},
 		{"seed", m.cfg.Seed, int64(42)},
+		{"gc-floor", m.gcFloorMB, 32},
 		{"train-duration", m.cfg.TrainDuration, 3 * time.Second},
 		{"eval-duration", m.cfg.EvalDuration, 4 * time.Second},
 		{"fixtures", m.fixtures, "none"},
@@ -175,6 +178,21 @@ func TestParseFlagsBadValues(t *testing.T) {
 				t.Errorf("error got %q, want it to mention %q", err, tc.says)
 			}
 		})
+	}
+}
+
+// TestReadmeListsEveryFlag: the README's flag table names every flag of
+// --help, with its environment variable.
+func TestReadmeListsEveryFlag(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range allFlags {
+		env := "MOCK_" + strings.ToUpper(strings.ReplaceAll(f, "-", "_"))
+		if !bytes.Contains(readme, []byte("| `--"+f)) || !bytes.Contains(readme, []byte("`"+env+"`")) {
+			t.Errorf("the README's flag table has no row for --%s with %s", f, env)
+		}
 	}
 }
 
