@@ -81,7 +81,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 		}
 		rates := map[string][]float64{}
 		cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
-		for _, t := range targets { // warm up: connections, caches, JIT (Prism)
+		for _, t := range targets {   // warm up: connections, caches, JIT (Prism)
 			hammer(t.addr, sc.request(t.addr), cfg.conns, time.Second)
 		}
 		for r := range cfg.rounds {

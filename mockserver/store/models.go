@@ -187,11 +187,11 @@ func (a *Account) modelData(m *model) *dataset { return a.datasets[m.datasetID] 
 // of a model is the hottest read of the mock).
 type modelFields struct {
 	category, baseModelName, filePath, status, graphStatus, fineTune, ownerEmail string
-	size, datasetID, trainedModelID                                             int64
-	hasImage, fineTuned, private, sharedWithOrg, shared                         bool
-	progress, sharedUserCount, pendingRequests                                  int
-	tokenSpeed, responseTime, successRate                                       float64
-	createdAt, updatedAt                                                        time.Time
+	size, datasetID, trainedModelID                                              int64
+	hasImage, fineTuned, private, sharedWithOrg, shared                          bool
+	progress, sharedUserCount, pendingRequests                                   int
+	tokenSpeed, responseTime, successRate                                        float64
+	createdAt, updatedAt                                                         time.Time
 }
 
 func (a *Account) modelView(m *model) ModelView {
