@@ -6,7 +6,7 @@ import "contractkit/mockserver/store"
 func (s *Server) modelRoutes() map[string]handler {
 	return map[string]handler{
 		"listModels":  func(c *call) (any, error) { return c.account.Models(), nil },
-		"getModel":    func(c *call) (any, error) { return c.account.Model(c.params["model_id"]) },
+		"getModel":    func(c *call) (any, error) { return c.account.ModelJSON(c.params["model_id"]) },
 		"createModel": createModel,
 		"deleteModel": func(c *call) (any, error) { return c.account.DeleteModel(c.params["model_id"]) },
 	}

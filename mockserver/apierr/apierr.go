@@ -110,14 +110,33 @@ func WriteData(w http.ResponseWriter, data any) {
 	WriteJSON(w, http.StatusOK, Success{Status: "success", Data: data})
 }
 
+// Marshal encodes v exactly as WriteJSON does, for an answer encoded ahead
+// of time (a json.RawMessage passed to WriteData is written as it is).
+func Marshal(v any) ([]byte, error) {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	if err := encode(buf, v); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+func encode(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false) // messages quote "<API_KEY>"; this is JSON, not HTML
+	err := enc.Encode(v)
+	if err == nil {
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+	}
+	return err
+}
+
 // WriteJSON writes v as JSON with the given status.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer putBuffer(buf)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false) // messages quote "<API_KEY>"; this is JSON, not HTML
-	err := enc.Encode(v)
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	err := encode(buf, v)
+	body := buf.Bytes()
 	if err != nil {
 		// Only a programming error (an unmarshalable value) gets here.
 		status = http.StatusInternalServerError

@@ -68,3 +68,23 @@ func TestWriteData(t *testing.T) {
 		t.Fatalf("got %d %s", rec.Code, rec.Body)
 	}
 }
+
+// An answer encoded ahead with Marshal and written as a json.RawMessage is
+// byte for byte the answer WriteData writes from the value itself.
+func TestMarshalAheadWritesTheSameBytes(t *testing.T) {
+	v := map[string]any{"name": "Support <bot> & co", "n": 1.5, "list": []any{nil, "x"}, "when": "2026-03-01T08:00:00Z"}
+	direct := httptest.NewRecorder()
+	WriteData(direct, v)
+	raw, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := httptest.NewRecorder()
+	WriteData(ahead, json.RawMessage(raw))
+	if direct.Body.String() != ahead.Body.String() {
+		t.Fatalf("encoded ahead:\n%s\ndirect:\n%s", ahead.Body, direct.Body)
+	}
+	if !strings.Contains(direct.Body.String(), "<bot> & co") {
+		t.Fatalf("HTML characters were escaped: %s", direct.Body)
+	}
+}

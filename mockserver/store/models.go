@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -35,6 +36,11 @@ type model struct {
 	fineTune       string
 	training       lifecycle.Training
 	createdAt      time.Time
+
+	// encoded is the view as JSON once the training has ended, kept while
+	// the store's version is encodedAt (ModelJSON).
+	encoded   []byte
+	encodedAt uint64
 }
 
 // Metrics is Model.metrics (seed §2.2).
@@ -139,6 +145,33 @@ func (a *Account) Model(id string) (ModelView, error) {
 		return ModelView{}, err
 	}
 	return a.modelView(m), nil
+}
+
+// ModelJSON is Model as JSON (apierr.Marshal). GET of a model is the
+// request a frontend polls; once the training has ended nothing in the view
+// depends on the clock, so its encoding is kept until the store next
+// changes (any write, in any account, moves the version).
+func (a *Account) ModelJSON(id string) (json.RawMessage, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, err := a.model(id)
+	if err != nil {
+		return nil, err
+	}
+	// Every write to this account holds a.mu and moves the version before
+	// releasing it, so the view below is the state of this version.
+	version := a.store.version.Load()
+	if m.encoded != nil && m.encodedAt == version {
+		return m.encoded, nil
+	}
+	b, err := apierr.Marshal(a.modelView(m))
+	if err != nil {
+		return nil, err
+	}
+	if lifecycle.TrainingState(m.training, a.now()).Done {
+		m.encoded, m.encodedAt = b, version
+	}
+	return b, nil
 }
 
 // Models lists every model, oldest first (D-01).

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -52,6 +53,10 @@ type Store struct {
 	// whoever persists the store; its buffer of one coalesces bursts.
 	changed chan struct{}
 
+	// version counts the changes signalled by touch: an answer encoded at
+	// one version is still right while the version has not moved.
+	version atomic.Uint64
+
 	mu       sync.RWMutex // guards accounts and blocks
 	accounts map[string]*Account
 	// blocks is the number of id blocks handed out: the next new account
@@ -73,6 +78,7 @@ func New(cfg Config) *Store {
 func (s *Store) Changed() <-chan struct{} { return s.changed }
 
 func (s *Store) touch() {
+	s.version.Add(1)
 	select {
 	case s.changed <- struct{}{}:
 	default: // a signal is already pending
