@@ -2,6 +2,8 @@ package mockserver
 
 import (
 	"mime"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,25 @@ func TestMediaTypeWithoutParametersMatchesTheParser(t *testing.T) {
 		if got := mediaType(h); got != want {
 			t.Errorf("mediaType(%q) = %q, want %q", h, got, want)
 		}
+	}
+}
+
+// readJSONBody reads exactly the declared length, and refuses a body that
+// ends before it, like io.ReadAll on net/http's body.
+func TestReadJSONBodyReadsTheDeclaredLength(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":1}`))
+	got, err := readJSONBody(r)
+	if err != nil || string(got) != `{"a":1}` || cap(got) != len(got) {
+		t.Fatalf("got %q (cap %d), %v; want the body in a buffer of its size", got, cap(got), err)
+	}
+	short := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":1}`))
+	short.ContentLength = 20
+	if _, err := readJSONBody(short); err == nil {
+		t.Fatal("a body shorter than its Content-Length was accepted")
+	}
+	chunked := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`[1,2]`))
+	chunked.ContentLength = -1
+	if got, err := readJSONBody(chunked); err != nil || string(got) != `[1,2]` {
+		t.Fatalf("unknown length: got %q, %v", got, err)
 	}
 }
