@@ -73,7 +73,7 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		if err := save("http://"+paddr+"/debug/pprof/allocs", allocs); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%s: %d requests (%.0f req/s, %d failed) -> %s, %s (diff against %s)\n", sc.name, res.ok, res.rate(), res.failed, cpu, allocs, base)
+		fmt.Fprintf(out, "%s: %d requests (%.0f req/s, %d failed) -> %s, %s (diff against %s)\n", sc.name, res.OK, res.Rate(), res.Failed, cpu, allocs, base)
 	}
 	return nil
 }

@@ -96,13 +96,13 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 				}
 				before, cpuErr := cpuTime(t.pid())
 				res := hammer(t.addr, sc.request(t.addr), cfg.conns, cfg.duration)
-				if res.ok == 0 || res.failed > 0 {
+				if res.OK == 0 || res.Failed > 0 {
 					stopBare()
-					return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.ok, res.failed, res.firstErr)
+					return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.OK, res.Failed, res.FirstErr)
 				}
-				rates[t.name] = append(rates[t.name], res.rate())
+				rates[t.name] = append(rates[t.name], res.Rate())
 				if after, err := cpuTime(t.pid()); err == nil && cpuErr == nil {
-					cpu[t.name] = append(cpu[t.name], float64((after-before).Microseconds())/float64(res.ok))
+					cpu[t.name] = append(cpu[t.name], float64((after-before).Microseconds())/float64(res.OK))
 				}
 			}
 		}

@@ -31,7 +31,7 @@ func runStreams(ctx context.Context, cfg config, out io.Writer) error {
 	body := []byte(`{"query":"What is the standard warranty period and what does it cover?","model_id":` +
 		strconv.FormatInt(modelID, 10) + `,"response_length_preference":"detailed"}`)
 	req := newRequest("inference", "POST", mock.addr, "/api/v1/user/inference",
-		map[string]string{"Authorization": "Bearer " + apiKey, "Content-Type": "application/json", "Accept": "text/event-stream"}, body).raw
+		map[string]string{"Authorization": "Bearer " + apiKey, "Content-Type": "application/json", "Accept": "text/event-stream"}, body).Raw
 
 	deadline := time.Now().Add(cfg.streamsWithin)
 	warm := time.Now()
