@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -208,6 +209,11 @@ func TestKeysNeverLogged(t *testing.T) {
 	out := logs.String()
 	if !strings.Contains(out, "request") || !strings.Contains(out, "panic") {
 		t.Fatalf("the log did not record the requests and the panic:\n%s", out)
+	}
+	// One access line per request: method, path, status, duration.
+	line := regexp.MustCompile(`(?m)^time=\S+ level=INFO msg=request method=GET path=/api/v1/user/model/999999 status=404 duration=\S+$`)
+	if !line.MatchString(out) {
+		t.Errorf("no access line for the 404 in the form time=… level=INFO msg=request method=GET path=… status=404 duration=…:\n%s", out)
 	}
 	for _, k := range []string{testKey1, testKey2, stranger, testKey1[:12], testKey2[:12]} {
 		if strings.Contains(out, k) {
