@@ -220,20 +220,8 @@ func TestRunServesAndStops(t *testing.T) {
 	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--api-key", "run-key", "--fixtures", "default", "--log-level", "warn"}, env(nil)); err != nil {
 		t.Fatal(err)
 	}
-	m.Addr = make(chan string, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-
-	var addr string
-	select {
-	case addr = <-m.Addr:
-	case err := <-done:
-		t.Fatalf("Run returned before listening: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not start listening")
-	}
+	r := run(t, m)
+	addr := strings.TrimPrefix(r.url, "http://")
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Errorf("listening on %q, want 127.0.0.1", addr)
 	}
@@ -264,14 +252,8 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 	client.CloseIdleConnections()
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run after cancel got %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return after the context was cancelled")
+	if err := r.stop(); err != nil {
+		t.Errorf("Run after cancel got %v, want nil", err)
 	}
 	if !strings.Contains(out.String(), "listening on http://"+addr) {
 		t.Errorf("stdout got %q, want the address", out.String())
@@ -286,25 +268,8 @@ func TestRunPrintsTheDevelopmentKey(t *testing.T) {
 	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--fixtures", "none"}, env(nil)); err != nil {
 		t.Fatal(err)
 	}
-	m.Addr = make(chan string, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	select {
-	case <-m.Addr:
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not start listening")
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return")
+	if err := run(t, m).stop(); err != nil {
+		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), mockserver.DevKey) {
 		t.Errorf("stdout got %q, want the development key printed", out.String())
@@ -366,18 +331,8 @@ func TestRunServesAMutant(t *testing.T) {
 		if err := m.ParseFlags(args, env(nil)); err != nil {
 			t.Fatal(err)
 		}
-		m.Addr = make(chan string, 1)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- m.Run(ctx) }()
-		var addr string
-		select {
-		case addr = <-m.Addr:
-		case err := <-done:
-			t.Fatalf("Run: %v", err)
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run did not start listening")
-		}
+		r := run(t, m)
+		addr := strings.TrimPrefix(r.url, "http://")
 		client := &http.Client{Timeout: 10 * time.Second}
 		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/user/model", nil)
 		req.Header.Set("Authorization", "Bearer not-a-key")
@@ -390,8 +345,7 @@ func TestRunServesAMutant(t *testing.T) {
 			t.Errorf("%v: a bad key got %d, want %d", tc.args, resp.StatusCode, tc.want)
 		}
 		client.CloseIdleConnections()
-		cancel()
-		if err := <-done; err != nil {
+		if err := r.stop(); err != nil {
 			t.Fatal(err)
 		}
 	}

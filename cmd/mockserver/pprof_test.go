@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"regexp"
@@ -37,26 +36,7 @@ func TestPprofServesOnItsOwnListenerOnly(t *testing.T) {
 	if err := m.ParseFlags([]string{"--addr", "127.0.0.1:0", "--pprof", "127.0.0.1:0", "--api-key", "k", "--fixtures", "none", "--log-level", "error"}, env(nil)); err != nil {
 		t.Fatal(err)
 	}
-	m.Addr = make(chan string, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return")
-		}
-	}()
-	var addr string
-	select {
-	case addr = <-m.Addr:
-	case err := <-done:
-		t.Fatalf("Run returned before listening: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not start listening")
-	}
+	addr := strings.TrimPrefix(run(t, m).url, "http://")
 	// Run prints the pprof address before it reports the API address.
 	match := regexp.MustCompile(`pprof on http://(127\.0\.0\.1:\d+)/debug/pprof/`).FindStringSubmatch(out.String())
 	if match == nil {

@@ -39,6 +39,13 @@ func start(t *testing.T, clock lifecycle.Clock, args ...string) *running {
 		t.Fatal(err)
 	}
 	m.cfg.Clock = clock
+	return run(t, m)
+}
+
+// run starts a parsed Main listening on 127.0.0.1:0 and waits until it
+// listens; the test stops it with stop, or it stops when the test ends.
+func run(t *testing.T, m *Main) *running {
+	t.Helper()
 	m.Addr = make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{t: t, cancel: cancel, done: make(chan error, 1), client: &http.Client{Timeout: 10 * time.Second}}
