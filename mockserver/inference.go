@@ -119,9 +119,12 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start,
 	}
 	end := 0
-	for i, tok := range reply.Tokens { // Text is the tokens joined (retrieval.Answer)
+	for i, tok := range reply.Tokens {
 		end += len(tok)
 		st.ends[i] = uint32(end)
+	}
+	if end != len(st.text) { // retrieval.Answer promises Text is the tokens joined; never slice past it
+		st.text = strings.Join(reply.Tokens, "")
 	}
 	return nil, st, nil
 }
