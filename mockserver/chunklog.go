@@ -39,9 +39,9 @@ func (l *chunkLog) strings() []string {
 		return nil
 	}
 	var all strings.Builder
-	all.Grow(l.size)
-	ends := make([]int, 0, l.n)
-	var prev string
+	all.Grow(l.size) // all the bytes fit: the builder never moves them, so the strings sliced from it stay valid
+	out := make([]string, 0, l.n)
+	prev := ""
 	for rest := l.enc; len(rest) > 0; {
 		shared, k := binary.Uvarint(rest)
 		rest = rest[k:]
@@ -51,15 +51,8 @@ func (l *chunkLog) strings() []string {
 		all.WriteString(prev[:shared])
 		all.Write(rest[:m])
 		rest = rest[m:]
-		prev = all.String()[start:] // the builder never moves: it was grown to size
-		ends = append(ends, all.Len())
-	}
-	s := all.String()
-	out := make([]string, len(ends))
-	from := 0
-	for i, end := range ends {
-		out[i] = s[from:end]
-		from = end
+		prev = all.String()[start:]
+		out = append(out, prev)
 	}
 	return out
 }
