@@ -3,8 +3,8 @@ package mockserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,15 +31,15 @@ type inferenceRequest struct {
 
 // chunk is one event of the stream (D-03).
 type chunk struct {
-	Type           string         `json:"type"`
-	Content        string         `json:"content"`
-	Sources        []string       `json:"sources,omitempty"`
-	ConversationID string         `json:"conversation_id,omitempty"`
-	ThreadID       string         `json:"thread_id,omitempty"`
-	TokensUsed     *int           `json:"tokens_used,omitempty"`
-	LatencyMS      *int64         `json:"latency_ms,omitempty"`
-	Metadata       map[string]any `json:"metadata,omitempty"`
-	Message        string         `json:"message,omitempty"`
+	Type           string          `json:"type"`
+	Content        string          `json:"content"`
+	Sources        []string        `json:"sources,omitempty"`
+	ConversationID string          `json:"conversation_id,omitempty"`
+	ThreadID       string          `json:"thread_id,omitempty"`
+	TokensUsed     *int            `json:"tokens_used,omitempty"`
+	LatencyMS      *int64          `json:"latency_ms,omitempty"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"` // rendered once (answer)
+	Message        string          `json:"message,omitempty"`
 }
 
 // inferenceResult is the whole answer in one JSON result (D-04).
@@ -59,24 +59,44 @@ const (
 	faultError = "error" // send an error chunk halfway, then [DONE]
 )
 
+// runInference answers in one JSON result or as a stream. It stays a thin
+// frame on purpose: every open stream's goroutine parks below it for the
+// stream's whole life, and a goroutine's stack only shrinks (at GC) when
+// less than a quarter of it is in use, so the deep work of decoding and
+// answering runs in answer, whose frames are gone before the paced loop.
 func (s *Server) runInference(c *call) (any, error) {
+	result, st, err := s.answer(c)
+	if st == nil {
+		return result, err
+	}
+	s.stream(c.w, c.r.Context(), st)
+	return nil, nil
+}
+
+// answer decodes the request and composes the reply: the JSON result, or
+// (with a nil result) what the stream needs, and no more, so that an open
+// stream keeps neither the request body, nor the passages, nor the token
+// strings alive.
+func (s *Server) answer(c *call) (any, *answerStream, error) {
 	start := time.Now()
 	var in inferenceRequest
-	if err := c.decode(&in); err != nil {
-		return nil, err
+	err := c.decode(&in)
+	c.body = nil // decoded: the bytes need not live as long as the stream
+	if err != nil {
+		return nil, nil, err
 	}
 	fault := strings.ToLower(c.r.Header.Get("X-Mock-Stream-Fault"))
 	switch fault {
 	case "", faultStall, faultCut, faultError:
 	default:
-		return nil, apierr.New(apierr.BadRequest, "X-Mock-Stream-Fault: one of stall, cut, error (got %q)", bound(fault, 20))
+		return nil, nil, apierr.New(apierr.BadRequest, "X-Mock-Stream-Fault: one of stall, cut, error (got %q)", bound(fault, 20))
 	}
 	reply, err := c.account.Ask(store.Question{
 		Query: in.Query, ModelID: in.ModelID, ConversationID: in.ConversationID, ThreadID: in.ThreadID,
 		MaxTokens: in.MaxTokens, Length: in.ResponseLengthPreference, BaseModel: in.BaseModel,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	meta := map[string]any{
 		"model_id": reply.ModelID, "model_name": reply.ModelName, "grounded": reply.Grounded,
@@ -86,10 +106,27 @@ func (s *Server) runInference(c *call) (any, error) {
 		return inferenceResult{
 			Response: reply.Text, ConversationID: reply.ConversationID, ThreadID: reply.ThreadID,
 			TokensUsed: len(reply.Tokens), LatencyMS: time.Since(start).Milliseconds(), Metadata: meta,
-		}, nil
+		}, nil, nil
 	}
-	s.stream(c, reply, meta, fault, start)
-	return nil, nil
+	// The metadata is rendered now, as the done chunk would render it (a
+	// map's keys sorted), rather than kept as a map for the stream's life.
+	metaJSON, err := json.Marshal(meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := &answerStream{
+		text: reply.Text, ends: make([]uint32, len(reply.Tokens)), sources: reply.Sources, passages: len(reply.Passages),
+		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start,
+	}
+	end := 0
+	for i, tok := range reply.Tokens {
+		end += len(tok)
+		st.ends[i] = uint32(end)
+	}
+	if end != len(st.text) { // retrieval.Answer promises Text is the tokens joined; never slice past it
+		st.text = strings.Join(reply.Tokens, "")
+	}
+	return nil, st, nil
 }
 
 // wantsJSON applies D-04: one JSON result only when the client names
@@ -99,91 +136,102 @@ func wantsJSON(accept string) bool {
 	return strings.Contains(a, "application/json") && !strings.Contains(a, "text/event-stream")
 }
 
+// answerStream is what an open stream holds: the answer's text with its
+// token boundaries (4 bytes a token instead of a string header and, for
+// some tokens, a string of their own), the context chunk's sources until
+// it is sent, and the done chunk's fields.
+type answerStream struct {
+	text                     string
+	ends                     []uint32 // token i is text[ends[i-1]:ends[i]]
+	sources                  []string
+	passages                 int
+	conversationID, threadID string
+	meta                     json.RawMessage
+	fault                    string
+	start                    time.Time
+}
+
+func (st *answerStream) token(i int) string {
+	from := uint32(0)
+	if i > 0 {
+		from = st.ends[i-1]
+	}
+	return st.text[from:st.ends[i]]
+}
+
 // stream writes the answer as Server-Sent Events, token by token, paced by
 // TokenInterval. It returns as soon as the client leaves or the server shuts
-// down: nothing keeps running for a gone client.
-func (s *Server) stream(c *call, reply store.Reply, meta map[string]any, fault string, start time.Time) {
-	w, ctx := c.w, c.r.Context()
-	rc := http.NewResponseController(w)
+// down: nothing keeps running for a gone client. It parks in its own frame
+// (one timer, reset per token), never in a deeper call, to keep the parked
+// stack small.
+func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerStream) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	ev := events{w: w, rc: http.NewResponseController(w)}
 
-	send := func(v any) bool {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return false
-		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	shuttingDown := func() { // an open stream ends cleanly on shutdown
-		send(chunk{Type: "error", Message: "server is shutting down"})
-		_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
-		_ = rc.Flush()
-	}
-	wait := func(d time.Duration) bool { // false: stop streaming
-		if d <= 0 {
-			return !ctxDone(ctx)
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-ctx.Done():
-			return false
-		case <-s.shutdown:
-			shuttingDown()
-			return false
-		}
-	}
-
-	if !send(chunk{Type: "status", Content: "retrieving"}) {
+	if !ev.send(&chunk{Type: "status", Content: "retrieving"}) {
 		return
 	}
-	if len(reply.Sources) > 0 && !send(chunk{Type: "context", Content: fmt.Sprintf("%d passages", len(reply.Passages)), Sources: reply.Sources}) {
+	if len(st.sources) > 0 && !ev.send(&chunk{Type: "context", Content: strconv.Itoa(st.passages) + " passages", Sources: st.sources}) {
 		return
 	}
-	half := len(reply.Tokens) / 2
-	for i, tok := range reply.Tokens {
-		if !wait(s.cfg.TokenInterval) {
-			return
-		}
-		if i == half && i > 0 {
-			switch fault {
-			case faultCut:
-				panic(http.ErrAbortHandler) // net/http drops the connection
-			case faultError:
-				send(chunk{Type: "error", Message: "generation failed (injected by X-Mock-Stream-Fault)"})
-				_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
-				_ = rc.Flush()
+	st.sources = nil
+	interval := s.cfg.TokenInterval
+	var pace *time.Timer
+	if interval > 0 {
+		pace = time.NewTimer(interval)
+		defer pace.Stop()
+	}
+	n, half := len(st.ends), len(st.ends)/2
+	for i := range n {
+		if pace == nil {
+			if ctxDone(ctx) {
+				return
+			}
+		} else {
+			if i > 0 {
+				pace.Reset(interval)
+			}
+			select {
+			case <-pace.C:
+			case <-ctx.Done():
+				return
+			case <-s.shutdown:
+				ev.shuttingDown()
 				return
 			}
 		}
-		if !send(chunk{Type: "token", Content: tok}) {
+		if i == half && i > 0 {
+			switch st.fault {
+			case faultCut:
+				panic(http.ErrAbortHandler) // net/http drops the connection
+			case faultError:
+				ev.send(&chunk{Type: "error", Message: "generation failed (injected by X-Mock-Stream-Fault)"})
+				ev.done()
+				return
+			}
+		}
+		if !ev.send(&chunk{Type: "token", Content: st.token(i)}) {
 			return
 		}
-		if fault == faultStall {
+		if st.fault == faultStall {
 			select {
 			case <-ctx.Done():
 			case <-s.shutdown:
-				shuttingDown()
+				ev.shuttingDown()
 			}
 			return
 		}
 	}
-	tokens, latency := len(reply.Tokens), time.Since(start).Milliseconds()
-	if !send(chunk{Type: "done", ConversationID: reply.ConversationID, ThreadID: reply.ThreadID,
-		TokensUsed: &tokens, LatencyMS: &latency, Metadata: meta}) {
+	tokens, latency := n, time.Since(st.start).Milliseconds()
+	if !ev.send(&chunk{Type: "done", ConversationID: st.conversationID, ThreadID: st.threadID,
+		TokensUsed: &tokens, LatencyMS: &latency, Metadata: st.meta}) {
 		return
 	}
-	_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
-	_ = rc.Flush()
+	ev.done()
 }
 
 func nonNilStrings(s []string) []string {

@@ -240,8 +240,7 @@ type journalWriter struct {
 	body       strings.Builder // String() shares the bytes: no copy per entry
 	size       int64
 	truncated  bool
-	chunks     []string
-	chunkBytes int
+	chunks     chunkLog // front-coded while the stream is open
 	chunkCount int
 }
 
@@ -266,9 +265,8 @@ func (w *journalWriter) Write(p []byte) (int, error) {
 	switch {
 	case w.stream:
 		w.chunkCount++
-		if len(w.chunks) < journalChunks && w.chunkBytes+n <= journalBodyBytes {
-			w.chunks = append(w.chunks, string(p[:n]))
-			w.chunkBytes += n
+		if w.chunks.n < journalChunks && w.chunks.size+n <= journalBodyBytes {
+			w.chunks.add(p[:n])
 		} else {
 			w.truncated = true
 		}
@@ -292,7 +290,7 @@ func (w *journalWriter) message() journalMessage {
 	}
 	m := journalMessage{Headers: h, BodySize: w.size, BodyTruncated: w.truncated}
 	if w.stream {
-		m.Stream = &journalStream{Chunks: nonNilStrings(w.chunks), ChunkCount: w.chunkCount, Truncated: w.truncated}
+		m.Stream = &journalStream{Chunks: nonNilStrings(w.chunks.strings()), ChunkCount: w.chunkCount, Truncated: w.truncated}
 		return m
 	}
 	m.Body = w.body.String()

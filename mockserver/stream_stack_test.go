@@ -1,0 +1,80 @@
+//go:build !race
+
+// The race detector enlarges frames and the runtime's stack guard, so the
+// threshold this file guards only holds in a normal build (go test without
+// -race; make bench).
+
+package mockserver
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOpenStreamStacksShrink guards the parked depth of an open stream. The
+// stream's goroutine (net/http's, under conn.serve) grows its stack to 16 KB
+// or more while the request is validated and answered; the GC halves a
+// parked stack only while less than a quarter of it is in use (guard
+// included), and the paced wait parks just under that line for 8 KB. A few
+// hundred bytes more in any frame on the path (conn.serve, ServeHTTP,
+// journaled, api, runInference, stream, the wait) keep every open stream at
+// 16 KB: 8 KB more each, a fifth of the memory budget of an open stream.
+func TestOpenStreamStacksShrink(t *testing.T) {
+	ts := newTestServer(t, withConfig(func(c *Config) { c.TokenInterval = time.Hour }))
+	var model int64
+	for _, m := range ts.srv.store.Account(ts.srv.keys[0].account).Models() {
+		if m.Status != nil && *m.Status == "ready" {
+			model = m.ID
+		}
+	}
+	body := fmt.Sprintf(`{"query":"What is the standard warranty period and what does it cover?","model_id":%d,"response_length_preference":"detailed"}`, model)
+	addr := strings.TrimPrefix(ts.url, "http://")
+	req := fmt.Sprintf("POST /api/v1/user/inference HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		addr, testKey1, len(body), body)
+
+	const streams = 100
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range streams {
+		// A raw connection: no client goroutine, so the stacks measured are
+		// the server's two per stream (the handler and net/http's reader).
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // bounds every read
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(c)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the stream: %v", err)
+			}
+			if strings.Contains(line, `"type":"status"`) {
+				break
+			}
+		}
+	}
+	// Each GC halves a parked stack at most once: a few rounds bring a
+	// 32 KB stack down to its floor, once every stream is parked.
+	var per int64
+	for range 20 {
+		var now runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&now)
+		per = (int64(now.StackInuse) - int64(before.StackInuse)) / streams
+		if per < 13<<10 {
+			return
+		}
+	}
+	t.Errorf("an open stream holds %d bytes of stack, want the handler's 8 KB plus the reader's 2 KB (16 KB means its parked depth grew)", per)
+}
