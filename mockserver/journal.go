@@ -84,9 +84,21 @@ type journalMessage struct {
 }
 
 type journalStream struct {
-	Chunks     []string `json:"chunks"`
+	Chunks     []string `json:"chunks"` // filled from log when the journal is read (expanded)
 	ChunkCount int      `json:"chunk_count"`
 	Truncated  bool     `json:"truncated"`
+
+	// log keeps the chunks front-coded in the journal too: they are turned
+	// into strings only for someone reading the journal, so recording a
+	// stream that ends costs no copy of all its chunks.
+	log chunkLog
+}
+
+// expanded is the stream as GET /admin/requests shows it, chunks as strings.
+func (st *journalStream) expanded() *journalStream {
+	out := *st
+	out.Chunks = nonNilStrings(st.log.strings())
+	return &out
 }
 
 // size approximates the bytes an entry holds, for the account budget.
@@ -101,6 +113,7 @@ func (e *journalEntry) size() int {
 		}
 	}
 	if st := e.Response.Stream; st != nil {
+		n += len(st.log.enc)
 		for _, c := range st.Chunks {
 			n += len(c) + 16
 		}
@@ -290,7 +303,9 @@ func (w *journalWriter) message() journalMessage {
 	}
 	m := journalMessage{Headers: h, BodySize: w.size, BodyTruncated: w.truncated}
 	if w.stream {
-		m.Stream = &journalStream{Chunks: nonNilStrings(w.chunks.strings()), ChunkCount: w.chunkCount, Truncated: w.truncated}
+		log := w.chunks
+		log.prev = nil // only needed while chunks are added
+		m.Stream = &journalStream{log: log, ChunkCount: w.chunkCount, Truncated: w.truncated}
 		return m
 	}
 	m.Body = w.body.String()
@@ -520,7 +535,8 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account st
 		out[i] = *e
 		out[i].Curl = curlCommand(e)
 		if st := e.Response.Stream; st != nil {
-			out[i].Response.Body = strings.Join(st.Chunks, "") // kept once, as chunks
+			out[i].Response.Stream = st.expanded() // a copy: the entry keeps its compact form
+			out[i].Response.Body = strings.Join(out[i].Response.Stream.Chunks, "")
 		}
 	}
 	apierr.WriteData(w, out)
