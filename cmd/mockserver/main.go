@@ -83,6 +83,13 @@ func (k *keyList) Set(v string) error {
 	return nil
 }
 
+// gcBase is the GOGC once the live heap is past the floor: the heap then
+// grows to 1.5 times what is live before a collection, not twice. Measured
+// with 10,000 open streams (live heap about 200 MB), RSS per stream went
+// from 42-45 KB at 100 to 37 KB; request throughput did not move, since
+// under request load the live heap is mostly under the floor.
+const gcBase = 50
+
 // envPrefix names the environment variable of each flag: --train-duration
 // is MOCK_TRAIN_DURATION.
 const envPrefix = "MOCK_"
@@ -106,7 +113,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.StringVar(&m.breakName, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
 	fs.BoolVar(&m.listMutants, "list-mutants", false, "list the mutants of --break and exit")
 	fs.BoolVar(&m.showVersion, "version", false, "print the version, the contract's version and its sha256, and exit")
-	fs.IntVar(&m.gcFloorMB, "gc-floor", 64, "keep the garbage collector's heap target at or above `MB` megabytes while the live heap is small (fewer collections under load); 0 turns it off, and so does a GOGC environment variable")
+	fs.IntVar(&m.gcFloorMB, "gc-floor", 64, "keep the garbage collector's heap target at or above `MB` megabytes while the live heap is small (fewer collections under load), and at 1.5 times the live heap above it (GOGC=50: less memory per open stream); 0 turns it off (Go's default GOGC=100), and so does a GOGC environment variable")
 	fs.StringVar(&m.pprofAddr, "pprof", "", "serve net/http/pprof on its own listener at loopback `HOST:PORT` (e.g. 127.0.0.1:6060); off when empty")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mockserver [flags]\n\nA stateful mock of the Model, Dataset, Conversation, Evaluation and Inference Service API v1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --train-duration: %sTRAIN_DURATION).\n\nFlags:\n", envPrefix, envPrefix)
@@ -162,11 +169,6 @@ func (m *Main) Run(ctx context.Context) error {
 	defer logOut.Close()
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	m.cfg.Logger = log
-	// A GOGC set by the user is theirs: no floor on top of it.
-	if m.gcFloorMB > 0 && os.Getenv("GOGC") == "" {
-		t := gcfloor.Start(uint64(m.gcFloorMB)<<20, 100)
-		defer t.Stop()
-	}
 	if limit, err := raiseFileLimit(); err != nil {
 		log.Warn("open-file limit not raised", "limit", limit, "error", err)
 	}
@@ -185,6 +187,13 @@ func (m *Main) Run(ctx context.Context) error {
 	srv, err := mockserver.New(m.cfg)
 	if err != nil {
 		return err
+	}
+	// After the start-up (compiling the contract leaves much garbage), so
+	// the process does not begin life with the floor's headroom resident. A
+	// GOGC set by the user is theirs: no floor on top of it.
+	if m.gcFloorMB > 0 && os.Getenv("GOGC") == "" {
+		t := gcfloor.Start(uint64(m.gcFloorMB)<<20, gcBase)
+		defer t.Stop()
 	}
 	ln, err := net.Listen("tcp", m.addr)
 	if err != nil {

@@ -1,16 +1,18 @@
 // Package gcfloor keeps the Go heap's collection target at or above a
-// floor while the live heap is small.
+// floor while the live heap is small, and at a chosen GOGC (the base) once
+// the live heap is past it.
 //
 // The mock's live heap is small (the contract's compiled schemas and the
 // fixtures: about 12 MB) while every request allocates a few kilobytes, so
 // under load the default GOGC=100 runs a collection every thousand or so
 // requests, each marking the whole contract again: a profile showed about a
 // fifth of the mock's CPU per answer in the collector. A floor of some tens
-// of megabytes makes collections rare while the heap is small, and does
-// nothing once the live heap is large (thousands of open streams), where
-// GOGC=100 already leaves that much room — so memory per open stream is
-// not traded for it. This is the "minimum heap" the Go GC guide describes,
-// done by adjusting GOGC after each cycle rather than with a ballast.
+// of megabytes makes collections rare while the heap is small. Once the
+// live heap is large (thousands of open streams) the floor does nothing and
+// the base rules, and a base under 100 then trades some collector CPU for
+// less memory per open stream. This is the "minimum heap" the Go GC guide
+// describes, done by adjusting GOGC after each cycle rather than with a
+// ballast.
 package gcfloor
 
 import (
