@@ -64,7 +64,8 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "ratio: %d round(s) x %s per server, %d connections, mock --log-level %s, GOMAXPROCS of each server = its default\n",
+	fmt.Fprintf(out, "ratio: %d round(s) x %s per server, %d connections, mock --log-level %s, GOMAXPROCS of each server = its default;\n"+
+		"the mock's account is reset to its fixtures before each of its rounds\n",
 		cfg.rounds, cfg.duration, cfg.conns, cfg.logLevel)
 	for _, sc := range scenarios(modelID) {
 		answer, err := capture(mock.addr, sc.method, sc.path, sc.body)
@@ -93,6 +94,12 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 				if ctx.Err() != nil {
 					stopBare()
 					return ctx.Err()
+				}
+				if t == mock {
+					if err := resetMock(mock.addr); err != nil {
+						stopBare()
+						return err
+					}
 				}
 				before, cpuErr := cpuTime(t.pid())
 				res := hammer(t.addr, sc.request(t.addr), cfg.conns, cfg.duration)

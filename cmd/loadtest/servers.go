@@ -242,6 +242,17 @@ func readyModel(addr string) (int64, error) {
 	return 0, errors.New("the mock's fixtures have no ready model")
 }
 
+// resetMock empties the measured account and preloads the fixtures again
+// (their ids stay the same), so every round against the mock starts from
+// the same state: a round of POSTs stores tens of thousands of
+// conversations, and a mock holding more of them collects garbage longer.
+func resetMock(addr string) error {
+	if _, err := capture(addr, http.MethodPost, "/admin/reset", nil); err != nil {
+		return fmt.Errorf("resetting the mock: %w", err)
+	}
+	return nil
+}
+
 // rssKB reads VmRSS of pid from /proc (Linux).
 func rssKB(pid int) (int64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
