@@ -113,10 +113,7 @@ func (e *journalEntry) size() int {
 		}
 	}
 	if st := e.Response.Stream; st != nil {
-		n += len(st.log.enc)
-		for _, c := range st.Chunks {
-			n += len(c) + 16
-		}
+		n += len(st.log.enc) // a recorded stream keeps only its compact log
 	}
 	return n
 }

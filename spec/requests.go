@@ -33,7 +33,7 @@ func (c *Contract) Request(operationID string) *RequestCheck { return c.requests
 // its body (the body must be readable: a server that already read it puts a
 // fresh reader back).
 func (rc *RequestCheck) Validate(r *http.Request) (bool, []*verrors.ValidationError) {
-	errs := rc.run(r)
+	_, errs := rc.ValidateParams(r)
 	if rc.body != nil {
 		if ok, e := rc.body(r, rc.pathItem, rc.path); !ok {
 			errs = append(errs, e...)
@@ -45,18 +45,13 @@ func (rc *RequestCheck) Validate(r *http.Request) (bool, []*verrors.ValidationEr
 // ValidateParams checks the request's parameters only: for a body the
 // server reads and checks itself (a multipart upload, read as a stream).
 func (rc *RequestCheck) ValidateParams(r *http.Request) (bool, []*verrors.ValidationError) {
-	errs := rc.run(r)
-	return len(errs) == 0, errs
-}
-
-func (rc *RequestCheck) run(r *http.Request) []*verrors.ValidationError {
 	var errs []*verrors.ValidationError
 	for _, c := range rc.params {
 		if ok, e := c(r, rc.pathItem, rc.path); !ok {
 			errs = append(errs, e...)
 		}
 	}
-	return errs
+	return len(errs) == 0, errs
 }
 
 // requestChecks builds the check of every operation of the validator's

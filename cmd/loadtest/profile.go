@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"contractkit/internal/loadgen"
 )
 
 // runProfile loads the mock with each scenario while its --pprof listener
@@ -65,7 +67,7 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		cpu := filepath.Join(cfg.profileDir, "cpu-"+slug+".pprof")
 		errc := make(chan error, 1)
 		go func() { errc <- save(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", paddr, secs), cpu) }()
-		res := hammer(mock.addr, sc.request(mock.addr), cfg.conns, time.Duration(secs)*time.Second)
+		res := loadgen.Hammer(mock.addr, sc.request(mock.addr), cfg.conns, time.Duration(secs)*time.Second)
 		if err := <-errc; err != nil {
 			return err
 		}

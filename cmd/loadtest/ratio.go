@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"contractkit/internal/loadgen"
 )
 
 // scenario is one request measured against every server.
@@ -28,12 +30,12 @@ func scenarios(modelID int64) []scenario {
 	}
 }
 
-func (sc scenario) request(addr string) request {
+func (sc scenario) request(addr string) loadgen.Request {
 	h := map[string]string{"Authorization": "Bearer " + apiKey}
 	if sc.body != nil {
 		h["Content-Type"] = "application/json"
 	}
-	return newRequest(sc.name, sc.method, addr, sc.path, h, sc.body)
+	return loadgen.NewRequest(sc.name, sc.method, addr, sc.path, h, sc.body)
 }
 
 func median(v []float64) float64 {
@@ -83,7 +85,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 		rates := map[string][]float64{}
 		cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
 		for _, t := range targets {   // warm up: connections, caches, JIT (Prism)
-			hammer(t.addr, sc.request(t.addr), cfg.conns, time.Second)
+			loadgen.Hammer(t.addr, sc.request(t.addr), cfg.conns, time.Second)
 		}
 		for r := range cfg.rounds {
 			order := slices.Clone(targets)
@@ -102,7 +104,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 					}
 				}
 				before, cpuErr := cpuTime(t.pid())
-				res := hammer(t.addr, sc.request(t.addr), cfg.conns, cfg.duration)
+				res := loadgen.Hammer(t.addr, sc.request(t.addr), cfg.conns, cfg.duration)
 				if res.OK == 0 || res.Failed > 0 {
 					stopBare()
 					return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.OK, res.Failed, res.FirstErr)

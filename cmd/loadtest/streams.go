@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"contractkit/internal/loadgen"
 )
 
 var done = []byte("data: [DONE]\n\n")
@@ -30,7 +32,7 @@ func runStreams(ctx context.Context, cfg config, out io.Writer) error {
 	}
 	body := []byte(`{"query":"What is the standard warranty period and what does it cover?","model_id":` +
 		strconv.FormatInt(modelID, 10) + `,"response_length_preference":"detailed"}`)
-	req := newRequest("inference", "POST", mock.addr, "/api/v1/user/inference",
+	req := loadgen.NewRequest("inference", "POST", mock.addr, "/api/v1/user/inference",
 		map[string]string{"Authorization": "Bearer " + apiKey, "Content-Type": "application/json", "Accept": "text/event-stream"}, body).Raw
 
 	deadline := time.Now().Add(cfg.streamsWithin)

@@ -120,9 +120,7 @@ func WriteData(w http.ResponseWriter, data any) {
 	buf.WriteString(`{"status":"success","data":`)
 	buf.Write(raw)
 	buf.WriteByte('}')
-	SetJSONHeaders(w.Header())
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(buf.Bytes())
+	writeBody(w, http.StatusOK, buf.Bytes())
 }
 
 // Marshal encodes v exactly as WriteJSON does, for an answer encoded ahead
@@ -157,10 +155,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		body = []byte(`{"status":"error","message":"Internal server error"}`)
 	}
-	SetJSONHeaders(w.Header())
+	writeBody(w, status, body)
+}
+
+// writeBody sends a JSON body with its headers. Every writer the answer
+// passes through (net/http's, the journal's) copies the bytes before Write
+// returns, so the caller's pooled buffer can go back to the pool.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
-	// Every writer the answer passes through (net/http's, the journal's)
-	// copies the bytes before Write returns, so buf can go back to the pool.
 	_, _ = w.Write(body)
 }
 
@@ -172,12 +177,6 @@ var (
 	contentTypeJSON = []string{"application/json"}
 	noSniff         = []string{"nosniff"}
 )
-
-// SetJSONHeaders marks h as a JSON answer that browsers must not sniff.
-func SetJSONHeaders(h http.Header) {
-	h["Content-Type"] = contentTypeJSON
-	h["X-Content-Type-Options"] = noSniff
-}
 
 // buffers holds encode buffers between answers: an answer no longer
 // allocates and grows a fresh buffer.
