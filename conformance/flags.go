@@ -36,6 +36,8 @@ var flagSpecs = []flagSpec{
 	{"label-filter", "EXPR", "CONFORMANCE_LABEL_FILTER", "run the checks whose labels match EXPR, in Ginkgo's syntax (auth, seed:3.1.1,\nD-13, declared, !decided, models && !decided, ...); the rate-limit checks\nrun only when EXPR names rate-limit"},
 	{"focus", "REGEX", "CONFORMANCE_FOCUS", "run the checks whose text matches"},
 	{"timeout", "D", "CONFORMANCE_TIMEOUT", "the longest wait for a state change (a model ready, an evaluation\nfinished) or for an inference stream (default 2m)"},
+	{"explore", "N", "CONFORMANCE_EXPLORE", "after the written checks, explore with N generated requests (default 1000;\nas many again to shrink a failure; 0 turns the phase off)"},
+	{"seed", "N", "CONFORMANCE_SEED", "the seed of the explore phase (default: a random one, printed in every\nreport); the same seed replays the same requests against a fresh server"},
 	{"strict", "", "CONFORMANCE_STRICT", "also fail on decided (not declared) behaviour"},
 	{"keep", "", "CONFORMANCE_KEEP", "leave the resources the checks create in place"},
 	{"list", "", "CONFORMANCE_LIST", "print every check with its labels and seed clauses, run nothing"},
@@ -48,7 +50,7 @@ var flagSpecs = []flagSpec{
 // (-h, --help) writes the usage to out and returns flag.ErrHelp; any other
 // error is a usage error (exit status ExitUsage).
 func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Options, error) {
-	o := Options{Config: Config{Timeout: DefaultTimeout}}
+	o := Options{Config: Config{Timeout: DefaultTimeout, Explore: DefaultExplore}}
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	strs := map[string]*string{
@@ -65,6 +67,10 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 			fs.BoolVar(bools[f.name], f.name, false, f.help)
 		case f.name == "timeout":
 			fs.DurationVar(&o.Timeout, f.name, DefaultTimeout, f.help)
+		case f.name == "explore":
+			fs.IntVar(&o.Explore, f.name, DefaultExplore, f.help)
+		case f.name == "seed":
+			fs.Uint64Var(&o.Seed, f.name, 0, f.help)
 		}
 	}
 	if err := fs.Parse(args); err != nil {

@@ -24,6 +24,7 @@ var areas = []struct{ Label, Title string }{
 	{"limits", "Limits"},
 	{"isolation", "Isolation"},
 	{"rate-limit", "Rate limiting"},
+	{"explore", "Explore"},
 }
 
 // Outcome is what became of one check.
@@ -209,6 +210,9 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	if e.client != nil && e.client.Retries() > 0 {
 		fmt.Fprintf(out, "\nRate limited: %d request(s) repeated after a 429 with Retry-After (at most %d per request, %s of waiting)\n",
 			e.client.Retries(), maxRetries, maxRetryWait)
+	}
+	if e.explored != "" {
+		fmt.Fprintf(out, "\nExplore phase: %s", strings.ReplaceAll(strings.TrimPrefix(e.explored, "explore: "), "\n", "\n  "))
 	}
 	if len(e.leaks) > 0 {
 		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(e.leaks), strings.Join(e.leaks, "\n  "))

@@ -56,6 +56,12 @@ func (c Config) flagLine() []string {
 	if c.Timeout != DefaultTimeout && c.Timeout != 0 {
 		add("timeout", c.Timeout.String())
 	}
+	if c.Explore != DefaultExplore {
+		add("explore", fmt.Sprint(c.Explore))
+	}
+	if c.Explore > 0 && c.Seed != 0 {
+		add("seed", fmt.Sprint(c.Seed))
+	}
 	if c.Strict {
 		out = append(out, "--strict")
 	}

@@ -76,6 +76,11 @@ type Config struct {
 	Strict bool
 	// Keep leaves created resources in place.
 	Keep bool
+	// Explore is the request budget of the explore phase (0: off).
+	Explore int
+	// Seed draws the explore phase's requests; 0 picks one at random
+	// (Run prints it, and the same seed replays the same requests).
+	Seed uint64
 }
 
 // requestTimeout bounds one ordinary request.
@@ -106,6 +111,9 @@ func (c Config) Validate() error {
 	}
 	if c.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout %s: want a positive duration", c.Timeout))
+	}
+	if c.Explore < 0 {
+		errs = append(errs, fmt.Errorf("--explore %d: want a number of requests, 0 for none", c.Explore))
 	}
 	errs = append(errs, c.validateSelection()...)
 	for flag, path := range map[string]string{"--junit": c.JUnit, "--json": c.JSON, "--html": c.HTML} {
@@ -230,6 +238,8 @@ type env struct {
 	// culprit is the exchange of the last failed judgement, for the
 	// reproduction of a decided difference.
 	culprit *Exchange
+	// explored says how the explore phase ran ("" when it did not).
+	explored string
 }
 
 func newEnv(cfg Config) *env {
@@ -257,6 +267,10 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	if !executed.CompareAndSwap(false, true) {
 		fmt.Fprintln(out, "conformance: the suite runs once per process (Ginkgo's rule); start another process")
 		return ExitUsage
+	}
+	if cfg.Seed == 0 {
+		n, _ := rand.Int(rand.Reader, big.NewInt(1<<40))
+		cfg.Seed = n.Uint64() + 1
 	}
 	e := newEnv(cfg)
 	e.register()
@@ -371,6 +385,7 @@ func (e *env) register() {
 	e.limitSpecs()
 	e.isolationSpecs()
 	e.rateLimitSpecs()
+	e.exploreSpecs() // last: it runs after every written check
 }
 
 // ExchangeLog is every exchange of one check, as attached to its report.

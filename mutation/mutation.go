@@ -40,6 +40,9 @@ type Mutant struct {
 	// rule is ours, not the seed's: the suite reports such a difference and
 	// fails it only with --strict, so the mutant is run with --strict.
 	Decided string
+	// Explore marks a mutant only the explore phase may kill: the run
+	// counts as a kill only when every failed check is an Explore check.
+	Explore bool
 
 	// Request changes x.Req before the wrapped handler gets it.
 	Request func(x *Exchange)
@@ -100,14 +103,14 @@ type StreamFilter struct {
 
 // List returns every mutant and valid variant, sorted by name.
 func List() []Mutant {
-	out := slices.Concat(mutants, liberal)
+	out := slices.Concat(mutants, liberal, explored)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // Lookup returns the mutant or variant called name.
 func Lookup(name string) (Mutant, error) {
-	for _, m := range slices.Concat(mutants, liberal) {
+	for _, m := range slices.Concat(mutants, liberal, explored) {
 		if m.Name == name {
 			return m, nil
 		}

@@ -1,0 +1,499 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"pgregory.net/rapid"
+
+	"contractkit/spec"
+)
+
+// The explore phase: after the written checks, the suite generates requests
+// and sequences of requests from the contract, within a budget, and judges
+// every answer by properties that hold for every operation. rapid draws the
+// sequences (pgregory.net/rapid: state machines, shrinking); a sequence that
+// breaks a property is shrunk to a minimal one and reported like any check,
+// one curl line per step. The same --seed draws the same requests again.
+
+// Properties, each a check of the Explore area.
+const (
+	propNo5xx      = "no-5xx"
+	propInvalid    = "invalid-refused"
+	propDocumented = "documented"
+	propStored     = "stored"
+	propLists      = "lists"
+	propGone       = "gone"
+	propIsolation  = "isolation"
+	propStates     = "states"
+)
+
+// property is one property of the phase and its check.
+type property struct {
+	id, behaviour string
+	// clauses are the seed clauses it tests; roles adds the clauses of the
+	// operations whose role it judges (see exploreClauses).
+	clauses []string
+	roles   []opRole
+}
+
+var properties = []property{
+	{propNo5xx, "MUST NOT answer a request the contract accepts with a 5xx, whatever its values: text in every script, lengths at their bounds, extreme numbers and ids, optional fields absent or present",
+		[]string{"4", "1.1", "7.2"}, nil},
+	{propInvalid, "MUST refuse a request that breaks the declared request schema with a 4xx error envelope, never a 2xx or a 5xx",
+		[]string{"4", "1.2", "7.1", "8.1"}, nil},
+	{propDocumented, "MUST answer every explored request with the envelope, a documented status and the declared schema",
+		[]string{"1.1", "1.2", "1.3", "2", "4.4.2"}, nil},
+	{propStored, "MUST show each field a create, update or rename sent with the value sent: in its answer, in a later read by id and in its list entry",
+		[]string{"2"}, []opRole{roleCreate, roleUpdate}},
+	{propLists, "MUST list every resource it holds, each once, and in a list for one parent or filter only the items of that parent or filter (every page walked)",
+		[]string{"3.1.2"}, []opRole{roleList}},
+	{propGone, "MUST refuse (404) what was deleted or never existed: by id, for its children and as a reference, and list it no more",
+		[]string{"1.2"}, []opRole{roleDelete, roleGet}},
+	{propIsolation, "MUST keep accounts apart: what one key created is neither visible nor changeable with the other",
+		[]string{"4.1.1", "5.1"}, nil},
+	{propStates, "MUST create a resource in its initial state and SHOULD move it only along the contract's transitions",
+		[]string{"3.1", "3.2", "2.8"}, nil},
+}
+
+// DefaultExplore is the default request budget of the explore phase.
+const DefaultExplore = 1000
+
+// finding is one property broken once.
+type finding struct {
+	prop string
+	// decision is "" when the seed states the rule, else the decision.
+	decision string
+	// what is the same text each time the same thing breaks (no ids), so
+	// a sequence can be shrunk while it still breaks it; detail has the
+	// values and ids.
+	what, detail string
+	x            *Exchange
+}
+
+// failure is a finding with the sequence that shows it.
+type failure struct {
+	finding
+	steps []step
+	// shrunk: the sequence is the minimal one rapid found; reproduced:
+	// replaying it broke the property again.
+	shrunk, reproduced bool
+}
+
+// outcome is what the phase found for one property.
+type outcome struct {
+	// failure is the first declared break (decided ones too under
+	// --strict), with its minimal sequence.
+	failure *failure
+	// also counts the further breaks seen after it, first ones kept.
+	also    []finding
+	alsoN   int
+	decided map[string][]finding
+}
+
+// explorer runs the phase once.
+type explorer struct {
+	e   *env
+	cat *catalog
+	ctx context.Context
+	// seed draws the sequences; budget bounds the requests spent
+	// exploring, and as many again for shrinking failures.
+	seed             uint64
+	budget, spent    int
+	shrinkSpent      int
+	shrinking        bool
+	deadline         time.Time
+	requests, cases  int
+	outcomes         map[string]*outcome
+	hunted           map[string]bool
+	current          *exploreCase
+	recent           []failure // fatal failures of the current round, newest last
+	toRemove         []string
+	refused          map[string]*refusedNote
+	sent             map[string]map[string]bool
+	shared           []*resource
+	skipped, stopped string
+	// uniq numbers the texts distinguish makes unique.
+	uniq int
+	// answers counts the explored answers by operation and status.
+	answers map[string]map[int]int
+}
+
+// refusedNote counts the refusals of valid requests of one operation and
+// status: a server may have limits the seed does not show.
+type refusedNote struct {
+	n int
+	x *Exchange
+}
+
+func newExplorer(e *env, ctx context.Context) *explorer {
+	x := &explorer{e: e, ctx: ctx, cat: newCatalog(spec.Strict(), spec.Declared()), seed: e.cfg.Seed, budget: e.cfg.Explore,
+		outcomes: map[string]*outcome{}, hunted: map[string]bool{}, refused: map[string]*refusedNote{}, sent: map[string]map[string]bool{}}
+	for _, p := range properties {
+		x.outcomes[p.id] = &outcome{decided: map[string][]finding{}}
+	}
+	x.deadline = time.Now().Add(max(e.cfg.Timeout, 30*time.Second))
+	return x
+}
+
+// spend takes one request from the budget; false once it is spent or the
+// deadline has passed.
+func (x *explorer) spend() bool {
+	if time.Now().After(x.deadline) {
+		x.stopped = "the phase's deadline passed"
+		return false
+	}
+	if x.shrinking {
+		// Shrinking is bounded by time (rapid.shrinktime), not by
+		// requests: a replay cut short would not fail as it did.
+		x.shrinkSpent++
+		return true
+	}
+	if x.spent >= x.budget {
+		return false
+	}
+	x.spent++
+	return true
+}
+
+// created registers the removal of a resource the phase made.
+func (x *explorer) created(p string) {
+	if !x.e.cfg.Keep {
+		x.toRemove = append(x.toRemove, p)
+	}
+}
+
+// violate records f. A break not yet hunted down is fatal to the sequence
+// (rapid then shrinks it); others are kept as counts and examples.
+func (x *explorer) violate(c *exploreCase, f finding) {
+	o := x.outcomes[f.prop]
+	fatal := (f.decision == "" || x.e.cfg.Strict) && !x.hunted[f.prop]
+	if !fatal {
+		if f.decision != "" && !x.e.cfg.Strict {
+			if len(o.decided[f.decision]) < 3 {
+				o.decided[f.decision] = append(o.decided[f.decision], f)
+			}
+			return
+		}
+		if !x.shrinking {
+			o.alsoN++
+			if len(o.also) < 3 {
+				o.also = append(o.also, f)
+			}
+		}
+		return
+	}
+	steps := append([]step(nil), c.steps...)
+	x.recent = append(x.recent, failure{finding: f, steps: steps})
+	c.t.Fatalf("%s: %s", f.prop, f.what)
+}
+
+// tally counts the answers of an operation by status.
+func (x *explorer) tally(op string, status int) {
+	if x.answers == nil {
+		x.answers = map[string]map[int]int{}
+	}
+	if x.answers[op] == nil {
+		x.answers[op] = map[int]int{}
+	}
+	x.answers[op][status]++
+}
+
+// refusedValid notes a valid request refused with a 4xx.
+func (x *explorer) refusedValid(op *exploreOp, ex *Exchange) {
+	if x.shrinking {
+		return
+	}
+	key := fmt.Sprintf("%s → %d", op.ID, ex.Status)
+	if n := x.refused[key]; n != nil {
+		n.n++
+		return
+	}
+	x.refused[key] = &refusedNote{n: 1, x: ex}
+}
+
+// noteDuplicates marks a create or update that sends a text value it sent
+// before for the same field: a server may want it unique (the evaluation
+// names of D-19), so a refusal is no news.
+func (x *explorer) noteDuplicates(op *exploreOp, p *plan) {
+	if op.role != roleCreate && op.role != roleUpdate {
+		return
+	}
+	for name, v := range p.sent {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		key := op.kindKey() + "." + name
+		if x.sent[key] == nil {
+			x.sent[key] = map[string]bool{}
+		}
+		n := strings.ToLower(normText(s))
+		if x.sent[key][n] {
+			p.mayRefuse = true
+		}
+		x.sent[key][n] = true
+	}
+}
+
+// distinguish makes the free text a create or update sends differ from
+// every text the phase sent before, by a number at its end: a server may
+// want names unique (D-19), and a sequence replayed to shrink it must not
+// meet the names of the attempts before it. A one-character text becomes
+// another single letter.
+func (x *explorer) distinguish(s *openapi3.Schema, body map[string]any) {
+	for _, name := range sortedKeys(body) {
+		v, ok := body[name].(string)
+		prop := s.Properties[name]
+		if !ok || prop == nil || prop.Value == nil || x.cat.byParam[name] != nil {
+			continue
+		}
+		p := flatten(prop.Value)
+		if len(p.Enum) > 0 || p.Format != "" || storageOf(name, prop.Value).field == "" {
+			continue
+		}
+		x.uniq++
+		tag := " " + strconv.Itoa(x.uniq)
+		n := utf8.RuneCountInString(v)
+		if n <= 1 {
+			// At the shortest: another single letter (a CJK ideograph).
+			body[name] = string(rune(0x4E00 + x.uniq%20000))
+			continue
+		}
+		hi := n + len(tag)
+		if p.MaxLength != nil {
+			hi = min(hi, int(*p.MaxLength))
+		}
+		r := []rune(v)
+		keep := max(0, hi-len(tag))
+		if keep > len(r) {
+			keep = len(r)
+		}
+		body[name] = strings.TrimSpace(string(r[:keep])) + tag
+	}
+}
+
+// kindKey groups the operations writing the same resource.
+func (op *exploreOp) kindKey() string {
+	if op.kind != nil {
+		return op.kind.collection
+	}
+	return op.ID
+}
+
+// storageOf is where op keeps the request field name.
+func (x *explorer) storageOf(op *exploreOp, name string) storage {
+	if op.body == nil || op.body.Properties[name] == nil || op.body.Properties[name].Value == nil {
+		return storage{}
+	}
+	return storageOf(name, op.body.Properties[name].Value)
+}
+
+// maxPageSize is the largest page the contract lets a list ask for.
+func (x *explorer) maxPageSize(op *exploreOp, param string) int {
+	for _, p := range op.query {
+		if p.Name == param && p.Schema != nil && p.Schema.Value != nil && p.Schema.Value.Max != nil {
+			return int(*p.Schema.Value.Max)
+		}
+	}
+	return 100
+}
+
+// pagingDecision is the decision that names a list's paging parameters.
+func (x *explorer) pagingDecision(op *exploreOp) string {
+	for _, p := range op.query {
+		if op.paging[p.Name] == "" {
+			continue
+		}
+		if d := decisionOf(p.Extensions); d != "" {
+			return d
+		}
+		if p.Schema != nil && p.Schema.Value != nil {
+			if d := decisionOf(p.Schema.Value.Extensions); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// ---- running the phase ----
+
+// rapidSetup gives rapid its settings: rapid reads them from flags on the
+// standard command line (and testing.Short), which a plain binary must
+// create first.
+var rapidSetup sync.Once
+
+func setRapid(name, value string) {
+	if err := flag.CommandLine.Set(name, value); err != nil {
+		panic("conformance: rapid flag " + name + ": " + err.Error())
+	}
+}
+
+// exploreSteps is the average length of a sequence.
+const exploreSteps = 8
+
+// maxShrink bounds the time spent shrinking one failure.
+const maxShrink = 20 * time.Second
+
+// maxRounds bounds the rounds of rapid one phase runs (a round ends when
+// its sequences are done or one breaks a property).
+const maxRounds = 64
+
+// run explores until the budget is spent, hunting each property down once:
+// a round runs rapid until a sequence breaks a property not yet found, and
+// rapid shrinks it; the next round goes on with the rest of the budget.
+func (x *explorer) run() {
+	rapidSetup.Do(func() {
+		testing.Init()
+		if !flag.Parsed() {
+			_ = flag.CommandLine.Parse(nil) // nothing to parse: the flags only need to count as parsed
+		}
+	})
+	setRapid("rapid.nofailfile", "true")
+	setRapid("rapid.steps", strconv.Itoa(exploreSteps))
+	x.shared = x.sharedResources()
+	for round := uint64(0); round < maxRounds; round++ {
+		if x.spent >= x.budget || time.Now().After(x.deadline) {
+			break
+		}
+		// A sequence spends about 1.5 requests a step.
+		checks := max(1, (x.budget-x.spent)/(exploreSteps*3/2))
+		setRapid("rapid.checks", strconv.Itoa(checks))
+		setRapid("rapid.seed", strconv.FormatUint(x.seed+round*7919+1, 10))
+		setRapid("rapid.shrinktime", min(maxShrink, max(time.Second, time.Until(x.deadline)/2)).String())
+		x.recent = nil
+		x.shrinking = false
+		tb := &rapidTB{}
+		x.check(tb)
+		if f := x.settle(tb); f != nil {
+			x.outcomes[f.prop].failure = f
+			x.hunted[f.prop] = true
+		}
+	}
+	x.shrinking = false
+	x.cleanup()
+}
+
+// check runs one round of rapid. rapid panics when a sequence it shrank
+// does not fail again on a second replay (a server whose answers changed
+// in between): the round then ends with the failures recorded so far.
+func (x *explorer) check(tb *rapidTB) {
+	defer func() {
+		if r := recover(); r != nil {
+			tb.failed = true
+			tb.errors = append(tb.errors, fmt.Sprintf("flaky: a shrunk sequence did not fail again (%v)", r))
+		}
+	}()
+	rapid.Check(tb, x.sequence)
+}
+
+// sequence is one rapid test case.
+func (x *explorer) sequence(t *rapid.T) {
+	c := &exploreCase{x: x, t: t, g: gen{t}}
+	for _, r := range x.shared {
+		cp := *r
+		c.m.res = append(c.m.res, &cp)
+	}
+	x.current = c
+	if len(x.recent) > 0 {
+		// rapid replays the failure to reproduce it and then shrinks it:
+		// from now on the requests come from the shrinking allowance.
+		x.shrinking = true
+	}
+	x.cases++
+	if os.Getenv("EXPLORE_DEBUG") != "" {
+		fmt.Fprintln(os.Stderr, "CASE", x.cases, "shrinking", x.shrinking)
+		defer func() {
+			for _, s := range c.steps {
+				for _, e := range s.xs {
+					fmt.Fprintln(os.Stderr, "   ", s.op, e.Line(), shorten(e.RequestBody, 100))
+				}
+			}
+		}()
+	}
+	t.Repeat(c.actions())
+}
+
+// settle picks the failure rapid ended on: the last fatal failure whose
+// text rapid reports (the minimal sequence after shrinking).
+func (x *explorer) settle(tb *rapidTB) *failure {
+	if !tb.failed || len(x.recent) == 0 {
+		return nil
+	}
+	msg := strings.Join(tb.errors, "\n")
+	if os.Getenv("EXPLORE_DEBUG") != "" {
+		fmt.Fprintln(os.Stderr, "RAPID:", msg)
+	}
+	for i := len(x.recent) - 1; i >= 0; i-- {
+		f := x.recent[i]
+		if strings.Contains(msg, f.prop+": "+f.what) {
+			f.shrunk = !strings.Contains(msg, "flaky")
+			f.reproduced = f.shrunk
+			return &f
+		}
+	}
+	f := x.recent[0]
+	return &f
+}
+
+// cleanup removes what the phase created, newest first.
+func (x *explorer) cleanup() {
+	for i := len(x.toRemove) - 1; i >= 0; i-- {
+		x.e.remove(x.ctx, x.toRemove[i], AuthKey)
+	}
+}
+
+// sharedResources are the written checks' dataset and model, when they
+// were made: sequences may use them from their first step.
+func (x *explorer) sharedResources() []*resource {
+	var out []*resource
+	for _, s := range []struct {
+		l     *lazy
+		param string
+	}{{&x.e.shared.dataset, "dataset_id"}, {&x.e.shared.model, "model_id"}} {
+		if k := x.cat.byParam[s.param]; k != nil && s.l.id != "" {
+			out = append(out, &resource{kind: k, id: s.l.id, shared: true, stored: map[string]written{}})
+		}
+	}
+	return out
+}
+
+// rapidTB is the testing.TB rapid reports to: it keeps rapid's verdict.
+type rapidTB struct {
+	failed bool
+	errors []string
+}
+
+func (*rapidTB) Helper()              {}
+func (*rapidTB) Name() string         { return "explore" }
+func (*rapidTB) Logf(string, ...any)  {}
+func (*rapidTB) Log(...any)           {}
+func (*rapidTB) Skipf(string, ...any) {}
+func (*rapidTB) Skip(...any)          {}
+func (*rapidTB) SkipNow()             {}
+func (tb *rapidTB) Errorf(f string, a ...any) {
+	tb.failed = true
+	tb.errors = append(tb.errors, fmt.Sprintf(f, a...))
+}
+func (tb *rapidTB) Error(a ...any)            { tb.failed = true; tb.errors = append(tb.errors, fmt.Sprint(a...)) }
+func (tb *rapidTB) Fatalf(f string, a ...any) { tb.Errorf(f, a...) }
+func (tb *rapidTB) Fatal(a ...any)            { tb.Error(a...) }
+func (tb *rapidTB) FailNow()                  { tb.failed = true }
+func (tb *rapidTB) Fail()                     { tb.failed = true }
+func (tb *rapidTB) Failed() bool              { return tb.failed }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func sortStrings(s []string) { sort.Strings(s) }

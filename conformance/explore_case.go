@@ -1,0 +1,620 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"pgregory.net/rapid"
+)
+
+// One explored sequence (a rapid test case): its actions are the
+// contract's operations, each drawing a request from the contract and the
+// sequence's model, sending it, judging the answer by every property and
+// updating the model.
+
+// exploreCase is one sequence.
+type exploreCase struct {
+	x     *explorer
+	t     *rapid.T
+	g     gen
+	m     model
+	steps []step
+}
+
+// step is one action of a sequence as a report shows it.
+type step struct {
+	op string
+	// xs are the exchanges of the step (a list walk has one per page).
+	xs []*Exchange
+}
+
+// plan is what a request is expected to meet, known before it is sent.
+type plan struct {
+	// invalid names what the request breaks in the declared request
+	// schema ("" for a valid request).
+	invalid string
+	// refuse says why the request must be refused ("" when it need not
+	// be), prop is the property a success breaks and decision the
+	// decision that says so ("" when the seed does).
+	refuse, prop, decision string
+	// mayRefuse: a state the sequence cannot see may refuse it (a run it
+	// started, a value it already sent where a server may want one).
+	mayRefuse bool
+	foreign   bool
+	target    *resource
+	// sent are the body fields (JSON or form) as sent; scope is the value
+	// of the field that places a new resource under a parent.
+	sent  map[string]any
+	scope string
+}
+
+func (c *exploreCase) actions() map[string]func(*rapid.T) {
+	// rapid draws an action by its key among the sorted keys, and leans to
+	// the first ones (it shrinks towards them): the keys rank what most
+	// properties need first, creates before the rest, and creates weigh
+	// twice.
+	rank := map[opRole]int{roleCreate: 0, roleUpdate: 1, roleGet: 2, roleList: 3, roleChild: 4, roleDelete: 5, roleOther: 6}
+	acts := map[string]func(*rapid.T){}
+	for _, op := range c.x.cat.ops {
+		act := func(t *rapid.T) { c.act(op) }
+		acts[fmt.Sprintf("%d %s", rank[op.role], op.ID)] = act
+		if op.role == roleCreate {
+			acts[fmt.Sprintf("%d %s again", rank[op.role], op.ID)] = act
+		}
+	}
+	return acts
+}
+
+// act runs one operation. Once the budget is spent nothing more is sent
+// (the action does nothing, so the sequence ends quietly).
+func (c *exploreCase) act(op *exploreOp) {
+	if why := c.infeasible(op); why != "" {
+		c.t.Skip(why) // before any draw: rapid picks another action
+	}
+	if !c.x.spend() {
+		return
+	}
+	c.steps = append(c.steps, step{op: op.ID})
+	switch op.role {
+	case roleList:
+		c.list(op)
+	case roleGet, roleUpdate, roleDelete, roleChild:
+		c.onItem(op)
+	default:
+		c.send(op, nil, plan{})
+	}
+}
+
+// infeasible says why op cannot act yet in this sequence ("" when it can):
+// an item operation needs an item of its kind (live or deleted) to aim at,
+// a request that must name a parent needs a live one. Sequences so spend
+// their steps on what the model makes possible, and stay short.
+func (c *exploreCase) infeasible(op *exploreOp) string {
+	has := func(k *resourceKind) bool { return len(c.m.live(k)) > 0 }
+	switch op.role {
+	case roleGet, roleUpdate, roleDelete, roleChild:
+		if len(c.m.live(op.kind))+len(c.m.deleted(op.kind)) == 0 {
+			return "no " + op.kind.param + " yet"
+		}
+	case roleList:
+		if op.kind.scope != "" && !has(c.x.cat.byParam[op.kind.scope]) {
+			return "no " + op.kind.scope + " yet"
+		}
+	}
+	if op.body != nil {
+		for _, name := range op.body.Required {
+			if k := c.x.cat.byParam[name]; k != nil && k != op.kind && !has(k) {
+				return "no " + name + " yet"
+			}
+		}
+	}
+	for _, p := range op.query {
+		if k := c.x.cat.byParam[p.Name]; k != nil && p.Required && op.role != roleList && !has(k) {
+			return "no " + p.Name + " yet"
+		}
+	}
+	return ""
+}
+
+// do sends r and records the exchange in the current step.
+func (c *exploreCase) do(r Request) *Exchange {
+	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
+	defer cancel()
+	x := c.x.e.client.Do(ctx, r)
+	c.record(x)
+	return x
+}
+
+func (c *exploreCase) record(x *Exchange) {
+	s := &c.steps[len(c.steps)-1]
+	s.xs = append(s.xs, x)
+	c.x.requests++
+	if !c.x.shrinking {
+		c.x.tally(s.op, x.Status)
+	}
+}
+
+// ---- choosing what a request names ----
+
+// target draws the resource an item operation acts on: a live one (most
+// often), a deleted one, or an id no resource has.
+func (c *exploreCase) target(k *resourceKind, changes bool) (id string, r *resource, why string) {
+	live, dead := c.m.live(k), c.m.deleted(k)
+	if changes {
+		// The written checks' own resources are never deleted or changed.
+		live = slices.DeleteFunc(live, func(r *resource) bool { return r.shared })
+	}
+	switch n := c.g.pick(10, "target"); {
+	case n < 7 && len(live) > 0:
+		r = live[c.g.pick(len(live), "live")]
+		return r.id, r, ""
+	case n < 8 && len(dead) > 0:
+		r = dead[c.g.pick(len(dead), "dead")]
+		return r.id, r, "deleted"
+	}
+	return unknownPathIDs[c.g.pick(len(unknownPathIDs), "unknown")], nil, "unknown"
+}
+
+// refs chooses, before the body is drawn, the resource each field that
+// names one will carry. Required fields may name a live, a deleted or an
+// unknown resource; optional ones only a live one (refusing an unknown
+// optional id is a decision, D-23). A field naming a scoped resource takes
+// one under the parent the request already names.
+func (c *exploreCase) refs(op *exploreOp, p *plan) map[string]any {
+	out := map[string]any{}
+	if op.body == nil {
+		return out
+	}
+	names := sortedProperties(op.body)
+	// Unscoped kinds first, so a scoped one can follow its parent.
+	sort.SliceStable(names, func(i, j int) bool {
+		ki, kj := c.x.cat.byParam[names[i]], c.x.cat.byParam[names[j]]
+		return ki != nil && kj != nil && ki.scope == "" && kj.scope != ""
+	})
+	for _, name := range names {
+		k := c.x.cat.byParam[name]
+		if k == nil || (op.kind == k && op.role != roleOther) {
+			continue
+		}
+		s := op.body.Properties[name].Value
+		required := slices.Contains(op.body.Required, name)
+		candidates := c.m.live(k)
+		if k.scope != "" {
+			parent, ok := out[k.scope]
+			var under []*resource
+			for _, r := range candidates {
+				if ok && r.scope == fmt.Sprint(parent) {
+					under = append(under, r)
+				}
+			}
+			candidates = under
+		}
+		var id string
+		switch n := c.g.pick(10, "ref."+name); {
+		case len(candidates) > 0 && (n < 8 || !required):
+			id = candidates[c.g.pick(len(candidates), "ref."+name+".live")].id
+		case !required:
+			continue
+		case n < 9 && len(c.m.deleted(k)) > 0:
+			dead := c.m.deleted(k)
+			id = dead[c.g.pick(len(dead), "ref."+name+".dead")].id
+			c.expectRefusal(p, "names a deleted "+k.param, propGone, k.gone)
+		default:
+			if s.Type.Is("integer") {
+				id = strconv.FormatInt(unknownNumericIDs[c.g.pick(len(unknownNumericIDs), "ref."+name+".unknown")], 10)
+			} else {
+				id = unknownPathIDs[c.g.pick(len(unknownPathIDs), "ref."+name+".unknown")]
+			}
+			c.expectRefusal(p, "names an unknown "+k.param, propGone, "")
+		}
+		out[name] = typedID(id, s)
+	}
+	return out
+}
+
+// expectRefusal notes that p must be refused; the first reason wins.
+func (c *exploreCase) expectRefusal(p *plan, why, prop, decision string) {
+	if p.refuse == "" {
+		p.refuse, p.prop, p.decision = why, prop, decision
+	}
+}
+
+// typedID renders an id as the field's type asks.
+func typedID(id string, s *openapi3.Schema) any {
+	if s.Type.Is("integer") {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			return n
+		}
+	}
+	return id
+}
+
+// ---- building requests ----
+
+// build draws the request for op with path id (or none).
+func (c *exploreCase) build(op *exploreOp, id string, p *plan) Request {
+	r := Request{Method: strings.ToUpper(op.Method), Path: op.Path}
+	if op.kind != nil && id != "" {
+		// Unescaped: the client's URL escapes the path once.
+		r.Path = strings.Replace(op.Path, "{"+op.kind.param+"}", id, 1)
+	}
+	q := url.Values{}
+	chosen := c.refs(op, p)
+	for _, pr := range op.query {
+		if op.paging[pr.Name] != "" || paramDecided(pr) {
+			continue
+		}
+		if k := c.x.cat.byParam[pr.Name]; k != nil && pr.Required {
+			rid, res, why := c.target(k, false)
+			if why != "" {
+				p.mayRefuse = true // an unknown parent: refused, or an empty list
+			}
+			_ = res
+			q.Set(pr.Name, rid)
+			continue
+		}
+		if pr.Required || c.g.chance(3, "query."+pr.Name) {
+			q.Set(pr.Name, fmt.Sprint(c.g.value(pr.Schema.Value, "query."+pr.Name, nil)))
+		}
+	}
+	if len(q) > 0 {
+		r.Query = q
+	}
+	if op.body == nil {
+		return r
+	}
+	ref := func(name string, _ *openapi3.Schema) (any, bool) {
+		v, ok := chosen[name]
+		return v, ok
+	}
+	body := c.g.object(op.body, "body", ref)
+	// A field naming a resource that refs left out is not drawn at random.
+	for name := range body {
+		if c.x.cat.byParam[name] != nil && chosen[name] == nil && !(op.kind == c.x.cat.byParam[name] && op.role != roleOther) {
+			delete(body, name)
+		}
+	}
+	for name, v := range chosen {
+		if slices.Contains(op.body.Required, name) {
+			body[name] = v
+		}
+	}
+	if op.role == roleCreate || op.role == roleUpdate {
+		c.x.distinguish(op.body, body)
+	}
+	p.sent = body
+	if op.kind != nil && op.kind.scope != "" && op.role == roleCreate {
+		p.scope = fmt.Sprint(body[op.kind.scope])
+	}
+	if op.media == "multipart/form-data" {
+		r.Form = c.form(op, body)
+		return r
+	}
+	if op.declBody != nil && c.g.chance(6, "invalid") {
+		if broken, what := c.x.breakBody(c.g, op, body); what != "" {
+			p.invalid = what
+			r.JSON = broken
+			return r
+		}
+	}
+	r.JSON = body
+	return r
+}
+
+// form renders a multipart body: the drawn fields as text parts, and a
+// file part or two for every file field.
+func (c *exploreCase) form(op *exploreOp, body map[string]any) *Form {
+	f := &Form{}
+	for _, name := range sortedKeys(body) {
+		f.Fields = append(f.Fields, FormField{name, fmt.Sprint(body[name])})
+	}
+	for _, name := range sortedProperties(op.body) {
+		if s := op.body.Properties[name].Value; s != nil && isBinaryArray(s) {
+			for i := range 1 + c.g.pick(2, "files") {
+				file := c.g.file(fmt.Sprintf("file%d", i))
+				file.Field = name
+				f.Files = append(f.Files, file)
+			}
+		}
+	}
+	return f
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ---- the actions ----
+
+// onItem acts on one item: get, update, delete, or a child operation.
+func (c *exploreCase) onItem(op *exploreOp) {
+	id, r, why := c.target(op.kind, op.role != roleGet && op.Method != "get")
+	p := plan{target: r}
+	switch why {
+	case "deleted":
+		decision := op.kind.gone
+		c.expectRefusal(&p, "acts on a deleted "+op.kind.param, propGone, decision)
+	case "unknown":
+		c.expectRefusal(&p, "acts on an id no "+op.kind.param+" has", propGone, "")
+	}
+	if r != nil && !r.deleted && c.x.e.cfg.APIKey2 != "" && c.g.chance(6, "foreign") {
+		p.foreign = true
+		c.expectRefusal(&p, "acts as another account on its "+op.kind.param, propIsolation, "")
+	}
+	if r != nil && r.busy && (op.role == roleDelete || op.role == roleChild) {
+		p.mayRefuse = true
+	}
+	c.send(op, &id, p)
+}
+
+// send builds, sends and judges one request, then updates the model.
+func (c *exploreCase) send(op *exploreOp, id *string, p plan) {
+	pathID := ""
+	if id != nil {
+		pathID = *id
+	}
+	if op.role == roleCreate && op.kind != nil {
+		// A create that names resources of the other account.
+		if c.x.e.cfg.APIKey2 != "" && c.g.chance(8, "foreign.create") && op.body != nil {
+			p.foreign = true
+		}
+	}
+	r := c.build(op, pathID, &p)
+	if p.foreign {
+		r.Auth = AuthKey2
+		if op.role == roleCreate && p.refuse == "" {
+			if !c.namesLive(op, p.sent) {
+				p.foreign = false
+				r.Auth = AuthKey
+			} else {
+				c.expectRefusal(&p, "names the other account's resources", propIsolation, "")
+			}
+		}
+	}
+	c.x.noteDuplicates(op, &p)
+	if op.stream && p.invalid == "" {
+		c.stream(op, r, p)
+		return
+	}
+	x := c.do(r)
+	data := c.judge(op, x, p)
+	if x.Status/100 != 2 || p.foreign || p.invalid != "" {
+		return
+	}
+	c.apply(op, x, p, data)
+	if op.role == roleCreate || op.role == roleUpdate {
+		c.readBack(op.kind, data.Get("id").ID(), p.target)
+	}
+}
+
+// readBack reads a resource just written, by id and in its list, as part
+// of the write's step: what was written is what is read.
+func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
+	if r == nil {
+		r = c.m.find(k, id)
+	}
+	if r == nil || r.deleted {
+		return
+	}
+	get, list := c.x.cat.opOf(k, roleGet), c.x.cat.opOf(k, roleList)
+	if get != nil && c.x.spend() {
+		x := c.do(Request{Method: "GET", Path: strings.Replace(get.Path, "{"+k.param+"}", r.id, 1)})
+		data := c.judge(get, x, plan{target: r})
+		if x.Status/100 == 2 {
+			c.compareStored(x, r, data, "a later read by id", false)
+			c.observe(x, r, data, false)
+		} else if x.Status/100 == 4 {
+			c.x.violate(c, finding{prop: propStored, x: x,
+				what:   fmt.Sprintf("%s: a resource just written cannot be read", get.ID),
+				detail: fmt.Sprintf("%s %s was written and then answered %d", k.param, r.id, x.Status)})
+		}
+	}
+	if list != nil && (get == nil || c.g.chance(2, "readback.list")) && c.x.spend() {
+		base := url.Values{}
+		if k.scope != "" {
+			base.Set(k.scope, r.scope)
+		}
+		w := c.walk(list, base, c.pageSize(), false, plan{})
+		if w.refused == nil {
+			c.judgeList(list, w, r.scope, "", "", "")
+		}
+	}
+}
+
+// namesLive reports whether a body names a live resource of the model.
+func (c *exploreCase) namesLive(op *exploreOp, body map[string]any) bool {
+	for name, v := range body {
+		if k := c.x.cat.byParam[name]; k != nil {
+			if r := c.m.find(k, fmt.Sprint(v)); r != nil && !r.deleted {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// apply updates the model after a success and judges what the answer
+// shows of what was written.
+func (c *exploreCase) apply(op *exploreOp, x *Exchange, p plan, data J) {
+	switch op.role {
+	case roleCreate:
+		id := data.Get("id").ID()
+		if id == "" {
+			return
+		}
+		r := &resource{kind: op.kind, id: id, scope: p.scope, stored: map[string]written{}}
+		for name, v := range p.sent {
+			if st := c.x.storageOf(op, name); st.field != "" && op.kind.schema != nil && op.kind.schema.Properties[st.field] != nil {
+				r.stored[st.field] = written{value: v, decision: st.decision, by: op.ID}
+			}
+		}
+		c.m.res = append(c.m.res, r)
+		c.x.created(at(op.kind.collection, id))
+		c.compareStored(x, r, data, "its create answer", true)
+		c.observe(x, r, data, true)
+	case roleUpdate:
+		r := p.target
+		if r == nil {
+			return
+		}
+		for name, v := range p.sent {
+			if st := c.x.storageOf(op, name); st.field != "" && op.kind.schema.Properties[st.field] != nil {
+				r.stored[st.field] = written{value: v, decision: st.decision, by: op.ID}
+			}
+		}
+		c.compareStored(x, r, data, "its update answer", false)
+		c.observe(x, r, data, false)
+	case roleGet:
+		if p.target != nil {
+			c.compareStored(x, p.target, data, "a later read by id", false)
+			c.observe(x, p.target, data, false)
+		}
+	case roleDelete:
+		if p.target != nil {
+			p.target.deleted = true
+			c.m.forgetUnder(p.target)
+		}
+	case roleChild:
+		if p.target == nil {
+			return
+		}
+		if op.Method != "get" {
+			p.target.busy = true
+		}
+		if data.Get("id").ID() == p.target.id {
+			c.compareStored(x, p.target, data, "the answer of "+op.ID, false)
+			c.observe(x, p.target, data, false)
+		}
+	case roleOther:
+		// An echo: a field the request sent that the answer carries.
+		if op.answer == nil {
+			return
+		}
+		for name, v := range p.sent {
+			st := c.x.storageOf(op, name)
+			if st.field == "" || op.answer.Properties[st.field] == nil {
+				continue
+			}
+			if got := data.Get(st.field); !sameValue(got, v) {
+				c.x.violate(c, finding{prop: propStored, decision: st.decision, x: x,
+					what:   fmt.Sprintf("%s: $.data.%s differs from the %s sent", op.ID, st.field, name),
+					detail: fmt.Sprintf("%s sent %s; its answer shows %s", name, show(v), got)})
+			}
+		}
+	}
+}
+
+// compareStored judges every field the sequence wrote into r against data,
+// as shown in where ("a later read by id", "its list entry", ...).
+func (c *exploreCase) compareStored(x *Exchange, r *resource, data J, where string, fresh bool) {
+	for _, field := range sortedStored(r) {
+		w := r.stored[field]
+		got := data.Get(field)
+		if sameValue(got, w.value) {
+			continue
+		}
+		shown := got.String()
+		if _, present := data.Path("$." + field); !present {
+			shown = "no such field"
+		}
+		c.x.violate(c, finding{prop: propStored, decision: w.decision, x: x,
+			what:   fmt.Sprintf("%s: %s differs in %s", w.by, field, stableWhere(where)),
+			detail: fmt.Sprintf("%s %s: %s wrote %s = %s; %s shows %s", r.kind.param, r.id, w.by, field, show(w.value), where, shown)})
+	}
+}
+
+// stableWhere keeps a failure's text the same from one replay to the next.
+func stableWhere(where string) string {
+	if strings.HasPrefix(where, "the answer of ") {
+		return "a later answer"
+	}
+	return where
+}
+
+func sortedStored(r *resource) []string {
+	keys := make([]string, 0, len(r.stored))
+	for k := range r.stored {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// observe judges the state an answer shows against the contract's
+// transitions: a new resource in an initial state, then only states the
+// moves reach.
+func (c *exploreCase) observe(x *Exchange, r *resource, data J, fresh bool) {
+	t := r.kind.states
+	st := data.Get("status")
+	if t == nil || !st.IsString() {
+		return
+	}
+	s := st.Str()
+	switch {
+	case !t.known(s):
+		c.x.violate(c, finding{prop: propStates, decision: t.decision, x: x,
+			what:   fmt.Sprintf("%s: a state the transitions do not name", r.kind.param),
+			detail: fmt.Sprintf("%s %s is %q, a state the contract's transitions do not name", r.kind.param, r.id, s)})
+	case fresh && !t.initial[s]:
+		decision := t.decision
+		if t.initialSeed {
+			decision = ""
+		}
+		c.x.violate(c, finding{prop: propStates, decision: decision, x: x,
+			what:   fmt.Sprintf("%s: created in a state that is not initial", r.kind.param),
+			detail: fmt.Sprintf("new %s %s is %q, want one of %s", r.kind.param, r.id, s, quoteList(sortedSet(t.initial)))})
+	case r.status != "" && !t.reachable(r.status, s):
+		c.x.violate(c, finding{prop: propStates, decision: t.decision, x: x,
+			what:   fmt.Sprintf("%s: a state the transitions do not reach", r.kind.param),
+			detail: fmt.Sprintf("%s %s was %q and is now %q: no transition leads there", r.kind.param, r.id, r.status, s)})
+	}
+	if t.known(s) {
+		r.status = s
+	}
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stream sends an inference-like request and reads its event stream for a
+// bounded time: the phase explores values, it does not wait for answers.
+func (c *exploreCase) stream(op *exploreOp, r Request, p plan) {
+	ctx, cancel := context.WithTimeout(c.x.ctx, min(exploreStreamRead, max(0, timeUntil(c.x.deadline))))
+	defer cancel()
+	resp, x := c.x.e.client.Open(ctx, r)
+	if resp == nil {
+		c.record(x)
+		c.judge(op, x, p)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK && mediaType(resp.Header) == "text/event-stream" {
+		s := ReadStream(resp.Body, exploreStreamRead, cancel)
+		c.x.e.client.Finish(x, s.Raw, nil)
+		c.record(x)
+		c.judgeStream(op, x, s, p)
+		return
+	}
+	body, err := readAllBounded(resp.Body)
+	c.x.e.client.Finish(x, body, err)
+	c.record(x)
+	c.judge(op, x, p)
+}
