@@ -9,21 +9,6 @@ import (
 	"contractkit/fixtures"
 )
 
-// conversationRequest creates a conversation bound to model.
-func conversationRequest(model, title string) Request {
-	return Request{Method: http.MethodPost, Path: pathConversations,
-		JSON: map[string]any{"model_id": jsonInt(model), "title": title}}
-}
-
-// listConversations lists the conversations of model.
-func listConversations(model string, extra url.Values) Request {
-	q := url.Values{"model_id": {model}}
-	for k, v := range extra {
-		q[k] = v
-	}
-	return Request{Method: http.MethodGet, Path: pathConversations, Query: q}
-}
-
 // conversationSpecs registers the Conversations area: a conversation's life
 // with an inference in it (an Ordered flow) and the input rules (seed §4.2,
 // §2.4, §2.5).

@@ -1,46 +1,18 @@
 package conformance
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"contractkit/fixtures"
 )
 
 // evaluationStatuses are the four states of seed §2.8 and §3.1.
 var evaluationStatuses = []string{"pending", "running", "completed", "failed"}
-
-// checkName asks whether an evaluation name is valid and available.
-func checkName(name string) Request {
-	return Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
-}
-
-// evaluationStatus reads an evaluation's status.
-func (e *env) evaluationStatus(ctx context.Context, id string) (string, *Exchange) {
-	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
-	body, _ := ParseJSON(x.Raw())
-	return body.Get("data", "status").Str(), x
-}
-
-// waitEvaluationEnd polls until the evaluation is completed or failed,
-// within --timeout, and returns the final status.
-func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
-	GinkgoHelper()
-	var status string
-	Eventually(ctx, func(g Gomega) {
-		st, x := e.evaluationStatus(ctx, id)
-		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
-		status = st
-		g.Expect(st).To(BeElementOf("completed", "failed"), "evaluation %s is %q", id, st)
-	}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "evaluation %s did not reach completed or failed within --timeout %s", id, e.cfg.Timeout)
-	return status
-}
 
 // evaluationSpecs registers the Evaluations area: an evaluation's life
 // through its states with the refusal to delete it while running (an

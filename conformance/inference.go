@@ -5,35 +5,7 @@ import (
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
-
-	"contractkit/fixtures"
 )
-
-// query is an inference body asking question of model, with extra fields.
-func query(model string, extra map[string]any) map[string]any {
-	body := map[string]any{"query": fixtures.Questions()[2].Question, "model_id": jsonInt(model)}
-	for k, v := range extra {
-		if v == nil {
-			delete(body, k)
-			continue
-		}
-		body[k] = v
-	}
-	return body
-}
-
-// streamProblems judges an inference answer against seed §4.4: 200, an
-// event stream, JSON data events, the [DONE] end, a non-empty text.
-func streamProblems(x *Exchange, s *Stream) []string {
-	p := StatusProblems(x, http.StatusOK)
-	if x.Status == http.StatusOK {
-		p = append(p, contentTypeProblems(x.ResponseHeader, "text/event-stream")...)
-	}
-	if s != nil {
-		p = append(p, s.Problems()...)
-	}
-	return p
-}
 
 // inferenceSpecs registers the Inference area: the event stream (seed §4.4),
 // the request fields and their refusals; the chunk shape and the JSON answer

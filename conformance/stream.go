@@ -301,10 +301,3 @@ func (s *Stream) DoneChunk() map[string]any {
 	}
 	return nil
 }
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
