@@ -14,7 +14,9 @@
 //     in envelope_rules.go (envelope, content type and status),
 //     mismatches.go (the body against the contract) and decisions.go
 //     (which decision governs a response or a field);
-//   - client.go: requests, sending, redaction, curl;
+//   - client.go (requests, the client that sends them, curl), retry.go
+//     (a 429 waited out), exchange.go (an exchange as reports show it) and
+//     redact.go (the keys kept out of reports);
 //   - operations.go (the contract's operations and their seed clauses),
 //     paths.go (the API paths), requests.go (request builders several
 //     areas use), resources.go (what checks create and remove, shared
