@@ -152,50 +152,59 @@ func (c *Client) record(x *Exchange) {
 // with Retry-After is waited out and r repeated (retryAfter); each attempt
 // has the client's timeout, the waits are bounded by ctx.
 func (c *Client) Do(ctx context.Context, r Request) *Exchange {
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, c.timeout)
-		resp, x := c.send(actx, r)
-		if resp == nil {
-			cancel()
-			return x
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		cancel()
-		c.finish(x, body, err)
-		wait, again := retryAfter(ctx, r, resp, attempt, waited)
-		if !again || !pause(ctx, wait) {
-			return x
-		}
-		waited += wait
-		c.retries.Add(1)
+	resp, x, done := c.attempts(ctx, r, c.timeout)
+	defer done()
+	if resp != nil {
+		c.readAll(x, resp)
 	}
+	return x
 }
 
 // Open sends r and returns the response with its body unread, for a
 // stream; the caller reads it and must call Finish with what it read.
 // cancel ends the request. A 429 is retried as by Do.
 func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *Exchange) {
+	resp, x, _ = c.attempts(ctx, r, 0)
+	return resp, x
+}
+
+// attempts is the one retry loop of Do and Open: it sends r until r is not
+// to be repeated (retryAfter); a 429 that is waited out is read and
+// recorded first. It returns the last response with its body unread, or
+// nil when the request failed or ctx ended during a wait (x says which).
+// A timeout other than 0 bounds each attempt, the reading of its body
+// included: done releases the last attempt once its body is read.
+func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration) (resp *http.Response, x *Exchange, done context.CancelFunc) {
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		resp, x = c.send(ctx, r)
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		resp, x = c.send(actx, r)
 		if resp == nil {
-			return resp, x
+			cancel()
+			return nil, x, cancel
 		}
 		wait, again := retryAfter(ctx, r, resp, attempt, waited)
 		if !again {
-			return resp, x
+			return resp, x, cancel
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		c.finish(x, body, err)
+		c.readAll(x, resp)
+		cancel()
 		if !pause(ctx, wait) {
-			return nil, x
+			return nil, x, cancel
 		}
 		waited += wait
 		c.retries.Add(1)
 	}
+}
+
+// readAll reads and closes the body of resp and records it in x.
+func (c *Client) readAll(x *Exchange, resp *http.Response) {
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	c.finish(x, body, err)
 }
 
 // Finish records the body read from a response opened with Open.
