@@ -3,6 +3,7 @@ package conformance
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -42,7 +43,7 @@ func (e *env) conversationSpecs() {
 					e.need(created, "conversation")
 					x := e.do(ctx, listConversations(model, nil))
 					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, contains(ids, created.id), "conversation %s is not listed (ids %v)", created.id, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "conversation %s is not listed (ids %v)", created.id, ids)
 				})
 
 			e.check("MUST rename the conversation with PATCH {title}",
@@ -71,7 +72,7 @@ func (e *env) conversationSpecs() {
 					for _, m := range msgs {
 						contents = append(contents, m.Get("content").Str())
 					}
-					e.expectThat(x, contains(contents, question.Question), "no message holds the query %q (contents %s)", question.Question, quoteList(contents))
+					e.expectThat(x, slices.Contains(contents, question.Question), "no message holds the query %q (contents %s)", question.Question, quoteList(contents))
 					e.decided("D-11", func() {
 						var roles []string
 						for _, m := range msgs {
@@ -125,7 +126,7 @@ func (e *env) conversationSpecs() {
 					}
 					x := e.do(ctx, listConversations(model, nil))
 					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, !contains(ids, created.id), "deleted conversation %s is still listed", created.id)
+					e.expectThat(x, !slices.Contains(ids, created.id), "deleted conversation %s is still listed", created.id)
 				})
 		})
 

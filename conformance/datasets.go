@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -48,7 +49,7 @@ func (e *env) datasetSpecs() {
 					e.need(created, "dataset")
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
 					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
 				})
 
 			e.check("MUST add files to the dataset (multipart dataset_id and files) and count them in the upload result",
@@ -106,7 +107,7 @@ func (e *env) datasetSpecs() {
 						if failed != 2 {
 							p = append(p, fmt.Sprintf("$.data.files_failed: %s, want 2 (empty.txt, binary.bin)", data.Get("files_failed")))
 						}
-						if !contains(names, "empty.txt") || !contains(names, "binary.bin") {
+						if !slices.Contains(names, "empty.txt") || !slices.Contains(names, "binary.bin") {
 							p = append(p, fmt.Sprintf("$.data.failed_files: %s, want empty.txt and binary.bin", quoteList(names)))
 						}
 						if size != int64(len(good.Content)) {
@@ -145,7 +146,7 @@ func (e *env) datasetSpecs() {
 						refusal{statuses: []int{http.StatusNotFound}})
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
 					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, !contains(ids, created.id), "deleted dataset %s is still listed", created.id)
+					e.expectThat(x, !slices.Contains(ids, created.id), "deleted dataset %s is still listed", created.id)
 				})
 		})
 
@@ -203,7 +204,7 @@ func (e *env) datasetSpecs() {
 					for _, f := range data.Get("failed_files").Items() {
 						failed = append(failed, f.Str())
 					}
-					e.expectThat(c.x, n == 1 && contains(failed, "malformed.json"),
+					e.expectThat(c.x, n == 1 && slices.Contains(failed, "malformed.json"),
 						"$.data.file_count %d, $.data.failed_files %s: want release-notes.txt kept and malformed.json named", n, quoteList(failed))
 				})
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -133,7 +134,7 @@ func (e *env) evaluationSpecs() {
 					}
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
 					ids := idsOf(e.expectSuccess(x).Get("evaluations").Items())
-					e.expectThat(x, contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
 				})
 
 			e.check("MUST delete an ended evaluation with HTTP 200 and a message",

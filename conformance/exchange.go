@@ -97,9 +97,10 @@ func writeHeaders(b *strings.Builder, h http.Header) {
 
 func indentTail(s string) string { return strings.ReplaceAll(s, "\n", "\n        ") }
 
+// excerpt is s cut to excerptLimit (shorten), with its length when cut.
 func excerpt(s string) string {
 	if len(s) <= excerptLimit {
 		return s
 	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:excerptLimit], len(s))
+	return fmt.Sprintf("%s (%d bytes in all)", shorten(s, excerptLimit), len(s))
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"net/http"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -67,7 +68,7 @@ func (e *env) isolationSpecs() {
 				return
 			}
 			ids := idsOf(items(e.expectSuccess(x)))
-			e.expectThat(x, !contains(ids, id), "the second account's list shows %s", id)
+			e.expectThat(x, !slices.Contains(ids, id), "the second account's list shows %s", id)
 		}
 		// createRefused creates as the second account, which must be
 		// refused (and is removed if it was not).

@@ -14,15 +14,6 @@ func idsOf(items []J) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // records finds the records of a list response whatever its shape: data
 // itself when it is an array, else the first array among data's fields.
 // The shape of the model list is not shown in the seed (D-01).

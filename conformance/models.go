@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -124,7 +125,7 @@ func (e *env) modelSpecs() {
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
 					data := e.expectSuccess(x)
 					ids := idsOf(records(data))
-					e.expectThat(x, contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
 					e.decided("D-01", func() {
 						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", jsonKind(data.Value()))
 					})
@@ -156,7 +157,7 @@ func (e *env) modelSpecs() {
 					}
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
 					ids := idsOf(records(e.expectSuccess(x)))
-					e.expectThat(x, !contains(ids, created.id), "deleted model %s is still listed", created.id)
+					e.expectThat(x, !slices.Contains(ids, created.id), "deleted model %s is still listed", created.id)
 				})
 		})
 

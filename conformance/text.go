@@ -8,7 +8,8 @@ import (
 // Text for messages and reports: a value cut short, a first line, a list
 // quoted.
 
-// shorten cuts s to its first n bytes, marked with an ellipsis.
+// shorten cuts s to its first n bytes, marked with an ellipsis: the one
+// truncation of the package (excerpt builds on it).
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
