@@ -19,7 +19,6 @@ func (e *env) conversationSpecs() {
 			var (
 				model, title, renamed string
 				created               created
-				gone                  bool
 				question              fixtures.Question
 			)
 			BeforeAll(func(ctx SpecContext) {
@@ -100,34 +99,17 @@ func (e *env) conversationSpecs() {
 					e.expectThat(x, conv.Get("message_timestamp").Exists(), "message_timestamp: null, want the latest message's time")
 				})
 
-			e.check("MUST delete the conversation with HTTP 200 and a success envelope",
-				declared("4.2.4", "1.1"), func(ctx SpecContext) {
-					e.need(created, "conversation")
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathConversations, created.id)})
-					gone = x.Status/100 == 2
-					e.expectSuccess(x)
-					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
-				})
-
-			e.check("MUST NOT list the messages of a deleted conversation: the error envelope (404)",
-				declared("4.2.4", "4.2.5", "1.2", "D-17"), func(ctx SpecContext) {
-					e.need(created, "conversation")
-					if !gone {
-						Skip("the conversation was not deleted (see the delete check)")
-					}
-					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathConversations, created.id, "/messages")}))
-				})
-
-			e.check("MUST NOT list a deleted conversation",
-				declared("4.2.4", "4.2.1"), func(ctx SpecContext) {
-					e.need(created, "conversation")
-					if !gone {
-						Skip("the conversation was not deleted (see the delete check)")
-					}
-					x := e.do(ctx, listConversations(model, nil))
-					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, !slices.Contains(ids, created.id), "deleted conversation %s is still listed", created.id)
-				})
+			e.deletionSpecs(deletion{
+				what: "conversation", res: &created, collection: pathConversations,
+				behaviour: "MUST delete the conversation with HTTP 200 and a success envelope",
+				class:     declared("4.2.4", "1.1"), status200: true,
+				gone: []goneCheck{
+					{"MUST NOT list the messages of a deleted conversation: the error envelope (404)",
+						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned(pathConversations, "/messages")},
+					{"MUST NOT list a deleted conversation",
+						declared("4.2.4", "4.2.1"), e.notListed("conversation", func() Request { return listConversations(model, nil) }, J.Items)},
+				},
+			})
 		})
 
 		Describe("input", func() {

@@ -137,30 +137,28 @@ func (e *env) evaluationSpecs() {
 					e.expectThat(x, slices.Contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
 				})
 
-			e.check("MUST delete an ended evaluation with HTTP 200 and a message",
-				declared("4.5.5", "1.1", "D-02"), func(ctx SpecContext) {
-					e.need(created, "evaluation")
-					if !ended {
-						Skip("the evaluation did not end, so it cannot be deleted")
-					}
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, created.id)})
-					data := e.expectSuccess(x)
-					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+			e.deletionSpecs(deletion{
+				what: "evaluation", res: &created, collection: pathEvaluations,
+				behaviour: "MUST delete an ended evaluation with HTTP 200 and a message",
+				class:     declared("4.5.5", "1.1", "D-02"), status200: true,
+				more: func(x *Exchange, data J) {
 					body, _ := ParseJSON(x.Raw())
 					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
 					e.decided("D-02", func() {
 						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))
 					})
-				})
-
-			e.check("MUST NOT return a deleted evaluation: the error envelope (404)",
-				declared("4.5.5", "4.5.3", "1.2", "D-17"), func(ctx SpecContext) {
-					e.need(created, "evaluation")
+				},
+				notYet: func() string {
 					if !ended {
-						Skip("the evaluation did not end, so it was not deleted")
+						return "the evaluation did not end"
 					}
-					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)}))
-				})
+					return ""
+				},
+				gone: []goneCheck{
+					{"MUST NOT return a deleted evaluation: the error envelope (404)",
+						declared("4.5.5", "4.5.3", "1.2", "D-17"), e.notReturned(pathEvaluations)},
+				},
+			})
 		})
 
 		Describe("listing", func() {

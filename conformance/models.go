@@ -54,7 +54,6 @@ func (e *env) modelSpecs() {
 			var (
 				name    string
 				created created
-				gone    bool
 			)
 			BeforeAll(func(ctx SpecContext) {
 				ds := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
@@ -131,34 +130,17 @@ func (e *env) modelSpecs() {
 					})
 				})
 
-			e.check("MUST delete the model with HTTP 200 and a success envelope",
-				declared("4.1.4", "1.1"), func(ctx SpecContext) {
-					e.need(created, "model")
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathModels, created.id)})
-					gone = x.Status/100 == 2
-					e.expectSuccess(x)
-					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
-				})
-
-			e.check("MUST NOT return a deleted model: the error envelope (404)",
-				declared("4.1.4", "4.1.2", "1.2", "D-17"), func(ctx SpecContext) {
-					e.need(created, "model")
-					if !gone {
-						Skip("the model was not deleted (see the delete check)")
-					}
-					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, created.id)}))
-				})
-
-			e.check("MUST NOT list a deleted model",
-				declared("4.1.4", "4.1.1"), func(ctx SpecContext) {
-					e.need(created, "model")
-					if !gone {
-						Skip("the model was not deleted (see the delete check)")
-					}
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
-					ids := idsOf(records(e.expectSuccess(x)))
-					e.expectThat(x, !slices.Contains(ids, created.id), "deleted model %s is still listed", created.id)
-				})
+			e.deletionSpecs(deletion{
+				what: "model", res: &created, collection: pathModels,
+				behaviour: "MUST delete the model with HTTP 200 and a success envelope",
+				class:     declared("4.1.4", "1.1"), status200: true,
+				gone: []goneCheck{
+					{"MUST NOT return a deleted model: the error envelope (404)",
+						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned(pathModels)},
+					{"MUST NOT list a deleted model",
+						declared("4.1.4", "4.1.1"), e.notListed("model", func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, records)},
+				},
+			})
 		})
 
 		Describe("creation input", func() {
