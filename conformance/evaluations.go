@@ -12,9 +12,6 @@ import (
 	"contractkit/fixtures"
 )
 
-// evaluationStatuses are the four states of seed §2.8 and §3.1.
-var evaluationStatuses = []string{"pending", "running", "completed", "failed"}
-
 // evaluationSpecs registers the Evaluations area: an evaluation's life
 // through its states with the refusal to delete it while running (an
 // Ordered flow), the list and its filters, the input rules and run-ragas
@@ -183,7 +180,8 @@ func (e *env) evaluationSpecs() {
 					e.expectNone(x, "the paging fields are not consistent", p)
 				})
 
-			for _, status := range evaluationStatuses {
+			// The four states of seed §2.8 and §3.1, as the contract lists them.
+			for _, status := range schemaEnum("EvaluationStatus") {
 				e.check(fmt.Sprintf("SHOULD hold only %s evaluations in the list filtered by status=%s", status, status),
 					decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
 						x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {status}, "per_page": {"100"}}})

@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -63,6 +64,7 @@ func (e *env) inferenceSpecs() {
 				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
 			})
 
+		lengths := enumOf(bodyField("runInference", "application/json", "response_length_preference"))
 		invalid := []struct {
 			behaviour string
 			extra     map[string]any
@@ -70,7 +72,7 @@ func (e *env) inferenceSpecs() {
 			{"MUST refuse a query without `query` with the error envelope (422)", map[string]any{"query": nil}},
 			{"MUST refuse a query without `model_id` with the error envelope (422)", map[string]any{"model_id": nil}},
 			{"MUST refuse a model_id that is not an integer with the error envelope (422)", map[string]any{"model_id": "seven"}},
-			{"MUST refuse a response_length_preference outside concise, balanced, detailed with the error envelope (422)", map[string]any{"response_length_preference": "verbose"}},
+			{fmt.Sprintf("MUST refuse a response_length_preference outside %s with the error envelope (422)", strings.Join(lengths, ", ")), map[string]any{"response_length_preference": "verbose"}},
 			{"MUST refuse an enable_web_search that is not a boolean with the error envelope (422)", map[string]any{"enable_web_search": "yes"}},
 			{"MUST refuse a temperature that is not a number with the error envelope (422)", map[string]any{"temperature": "warm"}},
 		}

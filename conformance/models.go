@@ -7,28 +7,46 @@ import (
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"contractkit/spec"
 )
 
-// modelDefaults are the seed's defaults (§2.1) of the fields a creation
-// without them leaves alone; a field present in a new model must hold its
-// default (absent means the default too).
-var modelDefaults = []struct {
+// modelDefaultFields are the Model fields a creation without them leaves
+// alone; a field present in a new model must hold its default (absent
+// means the default too).
+var modelDefaultFields = []string{
+	"category", "file_path", "has_image", "personaId",
+	"use_case_id", "use_case_name", "use_case_label", "use_case_description", "use_case_custom",
+	"onboarding_goal", "onboarding_role",
+	"token_speed", "response_time", "success_rate",
+	"team_ids", "team_names", "is_shared", "shared_user_count", "pending_dataset_access_requests",
+}
+
+// fieldDefault is a field and the default a new model must hold.
+type fieldDefault struct {
 	field string
 	value any
-}{
-	{"category", "General"},
-	{"file_path", ""},
-	{"has_image", false},
-	{"personaId", nil},
-	{"use_case_id", nil}, {"use_case_name", nil}, {"use_case_label", nil}, {"use_case_description", nil}, {"use_case_custom", nil},
-	{"onboarding_goal", nil}, {"onboarding_role", nil},
-	{"token_speed", json.Number("0")},
-	{"response_time", json.Number("0")},
-	{"success_rate", json.Number("100")},
-	{"team_ids", nil}, {"team_names", nil},
-	{"is_shared", false},
-	{"shared_user_count", json.Number("0")},
-	{"pending_dataset_access_requests", json.Number("0")},
+}
+
+// modelDefaults are the seed's defaults (§2.1) of modelDefaultFields, as
+// the contract's Model schema states them, numbers as json.Number (as
+// ParseJSON reads a body).
+func modelDefaults() []fieldDefault {
+	model := spec.Strict().Kin.Components.Schemas["Model"].Value
+	out := make([]fieldDefault, 0, len(modelDefaultFields))
+	for _, f := range modelDefaultFields {
+		p := model.Properties[f]
+		if p == nil {
+			panic("conformance: the Model schema has no field " + f)
+		}
+		b, err := json.Marshal(p.Value.Default)
+		if err != nil {
+			panic(fmt.Sprintf("conformance: the default of Model.%s: %v", f, err))
+		}
+		v, _ := ParseJSON(b)
+		out = append(out, fieldDefault{f, v.Value()})
+	}
+	return out
 }
 
 // sameJSON compares a parsed value with a default; numbers by value.
@@ -49,6 +67,7 @@ func sameJSON(got, want any) bool {
 // deletion (an Ordered flow: each step needs the one before) and the
 // creation input rules (seed §4.1, §2.1, §3.2).
 func (e *env) modelSpecs() {
+	defaults := modelDefaults()
 	Describe("Models", Label("models"), func() {
 		Describe("a model's life", Ordered, ContinueOnFailure, func() {
 			var (
@@ -75,7 +94,7 @@ func (e *env) modelSpecs() {
 				declared("2.1"), func(ctx SpecContext) {
 					e.need(created, "model")
 					var p []string
-					for _, d := range modelDefaults {
+					for _, d := range defaults {
 						v := created.data.Get(d.field)
 						if _, present := created.data.Path("$." + d.field); !present {
 							continue

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"contractkit/spec"
 )
 
@@ -38,4 +40,70 @@ var idOperations = []string{
 	"getDataset", "deleteDataset", "uploadDatasetFiles",
 	"runInference",
 	"createEvaluation", "getEvaluation", "updateEvaluation", "deleteEvaluation", "startEvaluation", "runRagasEvaluation",
+}
+
+// Values the contract states, read from it where a check needs them (a
+// bound, an enum), so the checks follow the contract rather than restate
+// it. Each panics when the contract lacks the element: a renamed field
+// fails the suite's registration, not silently a check.
+
+// kinOperation is the operation id of the contract as written.
+func kinOperation(id string) *openapi3.Operation {
+	op, ok := spec.Strict().Operation(id)
+	if !ok {
+		panic("conformance: no operation " + id)
+	}
+	return spec.Strict().Kin.Paths.Value(op.Path).GetOperation(op.Method)
+}
+
+// bodyField is the schema of field in the request body of operation id
+// sent as media.
+func bodyField(id, media, field string) *openapi3.Schema {
+	op := kinOperation(id)
+	if op.RequestBody == nil || op.RequestBody.Value.Content.Get(media) == nil {
+		panic(fmt.Sprintf("conformance: operation %s takes no %s body", id, media))
+	}
+	p := op.RequestBody.Value.Content.Get(media).Schema.Value.Properties[field]
+	if p == nil {
+		panic(fmt.Sprintf("conformance: the %s body of %s has no field %s", media, id, field))
+	}
+	return p.Value
+}
+
+// queryParam is the schema of the query parameter name of operation id.
+func queryParam(id, name string) *openapi3.Schema {
+	p := kinOperation(id).Parameters.GetByInAndName(openapi3.ParameterInQuery, name)
+	if p == nil {
+		panic(fmt.Sprintf("conformance: operation %s has no query parameter %s", id, name))
+	}
+	return p.Schema.Value
+}
+
+// schemaEnum is the enum of a schema: a component schema's own, or, with a
+// property, that property's.
+func schemaEnum(component string, property ...string) []string {
+	ref := spec.Strict().Kin.Components.Schemas[component]
+	if ref == nil {
+		panic("conformance: no component schema " + component)
+	}
+	s := ref.Value
+	for _, p := range property {
+		if s.Properties[p] == nil {
+			panic(fmt.Sprintf("conformance: schema %s has no property %s", component, p))
+		}
+		s = s.Properties[p].Value
+	}
+	return enumOf(s)
+}
+
+// enumOf is the enum of s, as strings.
+func enumOf(s *openapi3.Schema) []string {
+	out := make([]string, 0, len(s.Enum))
+	for _, v := range s.Enum {
+		out = append(out, fmt.Sprint(v))
+	}
+	if len(out) == 0 {
+		panic("conformance: a schema the checks read has no enum")
+	}
+	return out
 }

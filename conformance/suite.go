@@ -17,12 +17,14 @@
 //   - client.go (requests, the client that sends them, curl), retry.go
 //     (a 429 waited out), exchange.go (an exchange as reports show it) and
 //     redact.go (the keys kept out of reports);
-//   - operations.go (the contract's operations and their seed clauses),
-//     paths.go (the API paths), requests.go (request builders several
-//     areas use), resources.go (what checks create and remove, shared
-//     resources), waiting.go (waiting for a model or an evaluation state),
-//     infer.go (the inference reader), stream.go (the event stream),
-//     timing.go (a stream as a client saw it);
+//   - operations.go (the contract's operations, their seed clauses, and
+//     the values it states that checks read), paths.go (the API paths),
+//     requests.go (request builders several areas use), resources.go
+//     (what checks create and remove, shared resources), deletion.go (the
+//     delete-then-gone checks every life flow ends with), waiting.go
+//     (waiting for a model or an evaluation state), infer.go (the
+//     inference reader), stream.go (the event stream) and timing.go (a
+//     stream as a client saw it);
 //   - json.go (the JSON accessor J), lists.go (the records and ids of a
 //     list), text.go (texts cut short for messages);
 //   - flags.go (the CLI's flags), runinfo.go (what a run was), report.go
@@ -209,7 +211,7 @@ const (
 // reached.
 func probe(base string) error {
 	u, _ := url.Parse(base)
-	u.Path = strings.TrimRight(u.Path, "/") + "/api/v1/user/model"
+	u.Path = strings.TrimRight(u.Path, "/") + pathModels
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
