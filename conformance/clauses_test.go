@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"contractkit/spec"
 )
 
 // CLAUSES.md is generated from the checks; a stale copy fails here (and in
@@ -44,16 +46,27 @@ func TestClassLabels(t *testing.T) {
 	}
 }
 
+// Every operation of the contract names its seed clause in opClauses, a
+// clause of seedClauses, and opClauses names nothing else.
 func TestEveryOperationHasAClause(t *testing.T) {
-	for id := range opClauses {
-		found := false
-		for _, c := range seedClauses {
-			if c.ID == opClauses[id] {
-				found = true
-			}
+	known := map[string]bool{}
+	for _, c := range seedClauses {
+		known[c.ID] = true
+	}
+	ops := map[string]bool{}
+	for _, op := range spec.Strict().Operations {
+		ops[op.ID] = true
+		clause, ok := opClauses[op.ID]
+		switch {
+		case !ok:
+			t.Errorf("operation %s (%s %s) has no clause in opClauses", op.ID, op.Method, op.Path)
+		case !known[clause]:
+			t.Errorf("operation %s maps to clause %s, which is not in seedClauses", op.ID, clause)
 		}
-		if !found {
-			t.Errorf("operation %s maps to clause %s, which is not in seedClauses", id, opClauses[id])
+	}
+	for id := range opClauses {
+		if !ops[id] {
+			t.Errorf("opClauses names %s, which is not an operation of the contract", id)
 		}
 	}
 }

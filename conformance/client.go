@@ -11,15 +11,11 @@ import (
 	"net/textproto"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
-
-// excerptLimit bounds the request and response bodies shown in a report.
-const excerptLimit = 2048
 
 // curlBodyLimit bounds the body written into a curl command; a larger body
 // is elided (the check that sent it says how it was built).
@@ -80,129 +76,6 @@ type FormFile struct {
 	Source      string
 }
 
-// Exchange is one request and its response as recorded for a report. Every
-// exported field is redacted: neither API key appears in it.
-type Exchange struct {
-	Method         string        `json:"method"`
-	URL            string        `json:"url"`
-	RequestHeader  http.Header   `json:"request_header"`
-	RequestBody    string        `json:"request_body,omitempty"`
-	Status         int           `json:"status"`
-	ResponseHeader http.Header   `json:"response_header,omitempty"`
-	ResponseBody   string        `json:"response_body,omitempty"`
-	Error          string        `json:"error,omitempty"`
-	Duration       time.Duration `json:"duration"`
-	Curl           string        `json:"curl"`
-
-	// path is the API path, for contract validation.
-	path string
-	// raw is the whole response body as received (not redacted); it is
-	// never rendered, only parsed.
-	raw []byte
-}
-
-// Raw returns the whole response body as received.
-func (x *Exchange) Raw() []byte { return x.raw }
-
-// Line is the one-line summary "METHOD URL → status".
-func (x *Exchange) Line() string {
-	if x == nil {
-		return "(no request)"
-	}
-	got := fmt.Sprint(x.Status)
-	switch {
-	case x.Error != "" && x.Status == 0:
-		got = "no response: " + x.Error
-	case x.Error != "":
-		got += " (then " + x.Error + ")"
-	}
-	return fmt.Sprintf("%s %s → %s", x.Method, x.URL, got)
-}
-
-// String renders the exchange for a report: request, response and a curl
-// command that reproduces it.
-func (x *Exchange) String() string {
-	if x == nil {
-		return "(no request)"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Request:  %s %s\n", x.Method, x.URL)
-	writeHeaders(&b, x.RequestHeader)
-	if x.RequestBody != "" {
-		fmt.Fprintf(&b, "  body: %s\n", indentTail(x.RequestBody))
-	}
-	if x.Status == 0 {
-		fmt.Fprintf(&b, "Response: none (%s) after %s\n", x.Error, x.Duration.Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(&b, "Response: %d %s after %s\n", x.Status, http.StatusText(x.Status), x.Duration.Round(time.Millisecond))
-		writeHeaders(&b, x.ResponseHeader)
-		if x.ResponseBody != "" {
-			fmt.Fprintf(&b, "  body: %s\n", indentTail(x.ResponseBody))
-		}
-		if x.Error != "" {
-			fmt.Fprintf(&b, "  then: %s\n", x.Error)
-		}
-	}
-	fmt.Fprintf(&b, "Reproduce:\n  %s\n", x.Curl)
-	return b.String()
-}
-
-func writeHeaders(b *strings.Builder, h http.Header) {
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		for _, v := range h[k] {
-			fmt.Fprintf(b, "  %s: %s\n", k, v)
-		}
-	}
-}
-
-func indentTail(s string) string { return strings.ReplaceAll(s, "\n", "\n        ") }
-
-// Redactor removes the API keys from everything the suite reports.
-type Redactor struct {
-	secrets []secret
-}
-
-type secret struct{ value, label, envVar string }
-
-// NewRedactor redacts key (shown as $CONFORMANCE_API_KEY in curl commands)
-// and key2 (as $CONFORMANCE_API_KEY_2). Empty keys are ignored.
-func NewRedactor(key, key2 string) *Redactor {
-	r := &Redactor{}
-	if key != "" {
-		r.secrets = append(r.secrets, secret{key, "<redacted:api-key>", "$CONFORMANCE_API_KEY"})
-	}
-	if key2 != "" {
-		r.secrets = append(r.secrets, secret{key2, "<redacted:api-key-2>", "$CONFORMANCE_API_KEY_2"})
-	}
-	// The longer key first, so a key that contains the other is removed whole.
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i].value) > len(r.secrets[j].value) })
-	return r
-}
-
-// String replaces every occurrence of a key in s by a placeholder.
-func (r *Redactor) String(s string) string {
-	for _, k := range r.secrets {
-		s = strings.ReplaceAll(s, k.value, k.label)
-	}
-	return s
-}
-
-// Header returns a redacted copy of h.
-func (r *Redactor) Header(h http.Header) http.Header {
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		for _, v := range vs {
-			out[k] = append(out[k], r.String(v))
-		}
-	}
-	return out
-}
-
 // shellValue renders v as a shell word: a key becomes a reference to its
 // environment variable inside double quotes, anything else single-quoted.
 func (r *Redactor) shellValue(v string) string {
@@ -239,59 +112,6 @@ type Client struct {
 
 	// retries counts the requests repeated after a 429 (see retryAfter).
 	retries atomic.Int64
-}
-
-// Retry bounds for a rate-limited server: a 429 with Retry-After is waited
-// out and the request sent again, so a limited server gets verdicts on its
-// behaviour rather than on its limit. Per request: at most maxRetries
-// repeats and maxRetryWait of waiting in all, and never past the check's
-// context.
-const (
-	maxRetries   = 5
-	maxRetryWait = 30 * time.Second
-)
-
-// Retries returns how many requests were repeated after a 429.
-func (c *Client) Retries() int64 { return c.retries.Load() }
-
-// retryAfter says how long to wait before repeating r, answered resp after
-// attempt repeats and waited so far; ok is false when r is not to be
-// repeated: not a 429, no usable Retry-After (seconds or an HTTP date),
-// r.NoRetry, or a bound reached.
-func retryAfter(ctx context.Context, r Request, resp *http.Response, attempt int, waited time.Duration) (time.Duration, bool) {
-	if r.NoRetry || resp.StatusCode != http.StatusTooManyRequests || attempt >= maxRetries {
-		return 0, false
-	}
-	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
-	var wait time.Duration
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		wait = time.Duration(n) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		wait = max(0, time.Until(t))
-	} else {
-		return 0, false
-	}
-	// Retry-After: 0 is "now"; a short pause keeps a loop from spinning.
-	wait = max(wait, 50*time.Millisecond)
-	if waited+wait > maxRetryWait {
-		return 0, false
-	}
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
-		return 0, false
-	}
-	return wait, true
-}
-
-// pause waits d or until ctx ends; false when ctx ended.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // NewClient returns a client for base (the service base address). timeout
@@ -332,50 +152,59 @@ func (c *Client) record(x *Exchange) {
 // with Retry-After is waited out and r repeated (retryAfter); each attempt
 // has the client's timeout, the waits are bounded by ctx.
 func (c *Client) Do(ctx context.Context, r Request) *Exchange {
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, c.timeout)
-		resp, x := c.send(actx, r)
-		if resp == nil {
-			cancel()
-			return x
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		cancel()
-		c.finish(x, body, err)
-		wait, again := retryAfter(ctx, r, resp, attempt, waited)
-		if !again || !pause(ctx, wait) {
-			return x
-		}
-		waited += wait
-		c.retries.Add(1)
+	resp, x, done := c.attempts(ctx, r, c.timeout)
+	defer done()
+	if resp != nil {
+		c.readAll(x, resp)
 	}
+	return x
 }
 
 // Open sends r and returns the response with its body unread, for a
 // stream; the caller reads it and must call Finish with what it read.
 // cancel ends the request. A 429 is retried as by Do.
 func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *Exchange) {
+	resp, x, _ = c.attempts(ctx, r, 0)
+	return resp, x
+}
+
+// attempts is the one retry loop of Do and Open: it sends r until r is not
+// to be repeated (retryAfter); a 429 that is waited out is read and
+// recorded first. It returns the last response with its body unread, or
+// nil when the request failed or ctx ended during a wait (x says which).
+// A timeout other than 0 bounds each attempt, the reading of its body
+// included: done releases the last attempt once its body is read.
+func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration) (resp *http.Response, x *Exchange, done context.CancelFunc) {
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		resp, x = c.send(ctx, r)
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		resp, x = c.send(actx, r)
 		if resp == nil {
-			return resp, x
+			cancel()
+			return nil, x, cancel
 		}
 		wait, again := retryAfter(ctx, r, resp, attempt, waited)
 		if !again {
-			return resp, x
+			return resp, x, cancel
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		c.finish(x, body, err)
+		c.readAll(x, resp)
+		cancel()
 		if !pause(ctx, wait) {
-			return nil, x
+			return nil, x, cancel
 		}
 		waited += wait
 		c.retries.Add(1)
 	}
+}
+
+// readAll reads and closes the body of resp and records it in x.
+func (c *Client) readAll(x *Exchange, resp *http.Response) {
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	c.finish(x, body, err)
 }
 
 // Finish records the body read from a response opened with Open.
@@ -489,13 +318,6 @@ func encodeBody(r Request) (body []byte, contentType, shown string, curlData []b
 		return r.Body, r.ContentType, string(r.Body), r.Body, nil
 	}
 	return nil, "", "", nil, nil
-}
-
-func excerpt(s string) string {
-	if len(s) <= excerptLimit {
-		return s
-	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:excerptLimit], len(s))
 }
 
 // curl renders a command that repeats the request; the keys appear as

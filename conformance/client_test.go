@@ -236,3 +236,23 @@ func TestClientRetryStopsAtTheContext(t *testing.T) {
 		t.Fatalf("status %d after %s, want the 429 at once (a 20s wait exceeds the context)", x.Status, time.Since(start))
 	}
 }
+
+// Open shares Do's retry loop: the 429s are read and recorded, the last
+// answer comes back with its body unread.
+func TestClientOpenWaitsOutA429(t *testing.T) {
+	srv, seen := limitedServer(t, 2)
+	c := newTestClient(t, srv.URL)
+	resp, x := c.Open(context.Background(), Request{Method: http.MethodGet, Path: "/x"})
+	if resp == nil || resp.StatusCode != http.StatusOK || c.Retries() != 2 || seen.Load() != 3 {
+		t.Fatalf("%s after %d retries and %d requests, want 200 after 2 and 3", x.Line(), c.Retries(), seen.Load())
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	c.Finish(x, body, err)
+	if !strings.Contains(string(x.Raw()), `"ok":true`) {
+		t.Errorf("body %q, want the JSON the caller read", x.Raw())
+	}
+	if n := len(c.Log()); n != 3 {
+		t.Errorf("log holds %d exchanges, want the two 429s and the 200", n)
+	}
+}

@@ -3,26 +3,12 @@ package conformance
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/fixtures"
 )
-
-// conversationRequest creates a conversation bound to model.
-func conversationRequest(model, title string) Request {
-	return Request{Method: http.MethodPost, Path: pathConversations,
-		JSON: map[string]any{"model_id": jsonInt(model), "title": title}}
-}
-
-// listConversations lists the conversations of model.
-func listConversations(model string, extra url.Values) Request {
-	q := url.Values{"model_id": {model}}
-	for k, v := range extra {
-		q[k] = v
-	}
-	return Request{Method: http.MethodGet, Path: pathConversations, Query: q}
-}
 
 // conversationSpecs registers the Conversations area: a conversation's life
 // with an inference in it (an Ordered flow) and the input rules (seed §4.2,
@@ -33,7 +19,6 @@ func (e *env) conversationSpecs() {
 			var (
 				model, title, renamed string
 				created               created
-				gone                  bool
 				question              fixtures.Question
 			)
 			BeforeAll(func(ctx SpecContext) {
@@ -57,7 +42,7 @@ func (e *env) conversationSpecs() {
 					e.need(created, "conversation")
 					x := e.do(ctx, listConversations(model, nil))
 					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, contains(ids, created.id), "conversation %s is not listed (ids %v)", created.id, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "conversation %s is not listed (ids %v)", created.id, ids)
 				})
 
 			e.check("MUST rename the conversation with PATCH {title}",
@@ -86,7 +71,7 @@ func (e *env) conversationSpecs() {
 					for _, m := range msgs {
 						contents = append(contents, m.Get("content").Str())
 					}
-					e.expectThat(x, contains(contents, question.Question), "no message holds the query %q (contents %s)", question.Question, quoteList(contents))
+					e.expectThat(x, slices.Contains(contents, question.Question), "no message holds the query %q (contents %s)", question.Question, quoteList(contents))
 					e.decided("D-11", func() {
 						var roles []string
 						for _, m := range msgs {
@@ -114,34 +99,17 @@ func (e *env) conversationSpecs() {
 					e.expectThat(x, conv.Get("message_timestamp").Exists(), "message_timestamp: null, want the latest message's time")
 				})
 
-			e.check("MUST delete the conversation with HTTP 200 and a success envelope",
-				declared("4.2.4", "1.1"), func(ctx SpecContext) {
-					e.need(created, "conversation")
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathConversations, created.id)})
-					gone = x.Status/100 == 2
-					e.expectSuccess(x)
-					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
-				})
-
-			e.check("MUST NOT list the messages of a deleted conversation: the error envelope (404)",
-				declared("4.2.4", "4.2.5", "1.2", "D-17"), func(ctx SpecContext) {
-					e.need(created, "conversation")
-					if !gone {
-						Skip("the conversation was not deleted (see the delete check)")
-					}
-					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathConversations, created.id, "/messages")}))
-				})
-
-			e.check("MUST NOT list a deleted conversation",
-				declared("4.2.4", "4.2.1"), func(ctx SpecContext) {
-					e.need(created, "conversation")
-					if !gone {
-						Skip("the conversation was not deleted (see the delete check)")
-					}
-					x := e.do(ctx, listConversations(model, nil))
-					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, !contains(ids, created.id), "deleted conversation %s is still listed", created.id)
-				})
+			e.deletionSpecs(deletion{
+				what: "conversation", res: &created, collection: pathConversations,
+				behaviour: "MUST delete the conversation with HTTP 200 and a success envelope",
+				class:     declared("4.2.4", "1.1"), status200: true,
+				gone: []goneCheck{
+					{"MUST NOT list the messages of a deleted conversation: the error envelope (404)",
+						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned(pathConversations, "/messages")},
+					{"MUST NOT list a deleted conversation",
+						declared("4.2.4", "4.2.1"), e.notListed("conversation", func() Request { return listConversations(model, nil) }, J.Items)},
+				},
+			})
 		})
 
 		Describe("input", func() {

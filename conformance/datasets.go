@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -16,7 +17,6 @@ func (e *env) datasetSpecs() {
 			var (
 				name    string
 				created created
-				gone    bool
 			)
 			BeforeAll(func(ctx SpecContext) {
 				name = e.name("data")
@@ -48,7 +48,7 @@ func (e *env) datasetSpecs() {
 					e.need(created, "dataset")
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
 					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
 				})
 
 			e.check("MUST add files to the dataset (multipart dataset_id and files) and count them in the upload result",
@@ -106,7 +106,7 @@ func (e *env) datasetSpecs() {
 						if failed != 2 {
 							p = append(p, fmt.Sprintf("$.data.files_failed: %s, want 2 (empty.txt, binary.bin)", data.Get("files_failed")))
 						}
-						if !contains(names, "empty.txt") || !contains(names, "binary.bin") {
+						if !slices.Contains(names, "empty.txt") || !slices.Contains(names, "binary.bin") {
 							p = append(p, fmt.Sprintf("$.data.failed_files: %s, want empty.txt and binary.bin", quoteList(names)))
 						}
 						if size != int64(len(good.Content)) {
@@ -127,26 +127,19 @@ func (e *env) datasetSpecs() {
 					e.expectThat(x, ok && n == 5, "$.data.file_count: %v, want 5 (two created with, two and one added)", n)
 				})
 
-			e.check("MUST delete the dataset with a success envelope",
-				declared("4.3.5", "1.1"), func(ctx SpecContext) {
-					e.need(created, "dataset")
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathDatasets, created.id)})
-					gone = x.Status/100 == 2
-					e.expectSuccess(x)
-				})
-
-			e.check("SHOULD no longer return or list a soft-deleted dataset (404)",
-				decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext) {
-					e.need(created, "dataset")
-					if !gone {
-						Skip("the dataset was not deleted (see the delete check)")
-					}
-					e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)}),
-						refusal{statuses: []int{http.StatusNotFound}})
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
-					ids := idsOf(e.expectSuccess(x).Items())
-					e.expectThat(x, !contains(ids, created.id), "deleted dataset %s is still listed", created.id)
-				})
+			e.deletionSpecs(deletion{
+				what: "dataset", res: &created, collection: pathDatasets,
+				behaviour: "MUST delete the dataset with a success envelope",
+				class:     declared("4.3.5", "1.1"),
+				gone: []goneCheck{
+					{"SHOULD no longer return or list a soft-deleted dataset (404)",
+						decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext, id string) {
+							e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, id)}),
+								refusal{statuses: []int{http.StatusNotFound}})
+							e.notListed("dataset", func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, J.Items)(ctx, id)
+						}},
+				},
+			})
 		})
 
 		Describe("creation and deletion rules", func() {
@@ -203,7 +196,7 @@ func (e *env) datasetSpecs() {
 					for _, f := range data.Get("failed_files").Items() {
 						failed = append(failed, f.Str())
 					}
-					e.expectThat(c.x, n == 1 && contains(failed, "malformed.json"),
+					e.expectThat(c.x, n == 1 && slices.Contains(failed, "malformed.json"),
 						"$.data.file_count %d, $.data.failed_files %s: want release-notes.txt kept and malformed.json named", n, quoteList(failed))
 				})
 

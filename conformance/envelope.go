@@ -9,16 +9,6 @@ import (
 	"contractkit/spec"
 )
 
-// idOperations are the operations that name a resource: by a path id, or
-// by an id in the body or query that must exist in the caller's account.
-var idOperations = []string{
-	"getModel", "deleteModel", "createModel",
-	"listConversations", "createConversation", "renameConversation", "deleteConversation", "listMessages",
-	"getDataset", "deleteDataset", "uploadDatasetFiles",
-	"runInference",
-	"createEvaluation", "getEvaluation", "updateEvaluation", "deleteEvaluation", "startEvaluation", "runRagasEvaluation",
-}
-
 // envelopeSpecs registers the Envelope and errors area: unknown ids on every
 // operation that names a resource, malformed bodies, unknown paths and
 // methods are refused with the error envelope (seed §1, §7).

@@ -1,46 +1,16 @@
 package conformance
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"contractkit/fixtures"
 )
-
-// evaluationStatuses are the four states of seed §2.8 and §3.1.
-var evaluationStatuses = []string{"pending", "running", "completed", "failed"}
-
-// checkName asks whether an evaluation name is valid and available.
-func checkName(name string) Request {
-	return Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
-}
-
-// evaluationStatus reads an evaluation's status.
-func (e *env) evaluationStatus(ctx context.Context, id string) (string, *Exchange) {
-	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
-	body, _ := ParseJSON(x.Raw())
-	return body.Get("data", "status").Str(), x
-}
-
-// waitEvaluationEnd polls until the evaluation is completed or failed,
-// within --timeout, and returns the final status.
-func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
-	GinkgoHelper()
-	var status string
-	Eventually(ctx, func(g Gomega) {
-		st, x := e.evaluationStatus(ctx, id)
-		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
-		status = st
-		g.Expect(st).To(BeElementOf("completed", "failed"), "evaluation %s is %q", id, st)
-	}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "evaluation %s did not reach completed or failed within --timeout %s", id, e.cfg.Timeout)
-	return status
-}
 
 // evaluationSpecs registers the Evaluations area: an evaluation's life
 // through its states with the refusal to delete it while running (an
@@ -161,33 +131,31 @@ func (e *env) evaluationSpecs() {
 					}
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
 					ids := idsOf(e.expectSuccess(x).Get("evaluations").Items())
-					e.expectThat(x, contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
 				})
 
-			e.check("MUST delete an ended evaluation with HTTP 200 and a message",
-				declared("4.5.5", "1.1", "D-02"), func(ctx SpecContext) {
-					e.need(created, "evaluation")
-					if !ended {
-						Skip("the evaluation did not end, so it cannot be deleted")
-					}
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, created.id)})
-					data := e.expectSuccess(x)
-					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+			e.deletionSpecs(deletion{
+				what: "evaluation", res: &created, collection: pathEvaluations,
+				behaviour: "MUST delete an ended evaluation with HTTP 200 and a message",
+				class:     declared("4.5.5", "1.1", "D-02"), status200: true,
+				more: func(x *Exchange, data J) {
 					body, _ := ParseJSON(x.Raw())
 					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
 					e.decided("D-02", func() {
 						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))
 					})
-				})
-
-			e.check("MUST NOT return a deleted evaluation: the error envelope (404)",
-				declared("4.5.5", "4.5.3", "1.2", "D-17"), func(ctx SpecContext) {
-					e.need(created, "evaluation")
+				},
+				notYet: func() string {
 					if !ended {
-						Skip("the evaluation did not end, so it was not deleted")
+						return "the evaluation did not end"
 					}
-					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)}))
-				})
+					return ""
+				},
+				gone: []goneCheck{
+					{"MUST NOT return a deleted evaluation: the error envelope (404)",
+						declared("4.5.5", "4.5.3", "1.2", "D-17"), e.notReturned(pathEvaluations)},
+				},
+			})
 		})
 
 		Describe("listing", func() {
@@ -212,7 +180,8 @@ func (e *env) evaluationSpecs() {
 					e.expectNone(x, "the paging fields are not consistent", p)
 				})
 
-			for _, status := range evaluationStatuses {
+			// The four states of seed §2.8 and §3.1, as the contract lists them.
+			for _, status := range schemaEnum("EvaluationStatus") {
 				e.check(fmt.Sprintf("SHOULD hold only %s evaluations in the list filtered by status=%s", status, status),
 					decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
 						x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {status}, "per_page": {"100"}}})

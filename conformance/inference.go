@@ -3,37 +3,10 @@ package conformance
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
-
-	"contractkit/fixtures"
 )
-
-// query is an inference body asking question of model, with extra fields.
-func query(model string, extra map[string]any) map[string]any {
-	body := map[string]any{"query": fixtures.Questions()[2].Question, "model_id": jsonInt(model)}
-	for k, v := range extra {
-		if v == nil {
-			delete(body, k)
-			continue
-		}
-		body[k] = v
-	}
-	return body
-}
-
-// streamProblems judges an inference answer against seed §4.4: 200, an
-// event stream, JSON data events, the [DONE] end, a non-empty text.
-func streamProblems(x *Exchange, s *Stream) []string {
-	p := StatusProblems(x, http.StatusOK)
-	if x.Status == http.StatusOK {
-		p = append(p, contentTypeProblems(x.ResponseHeader, "text/event-stream")...)
-	}
-	if s != nil {
-		p = append(p, s.Problems()...)
-	}
-	return p
-}
 
 // inferenceSpecs registers the Inference area: the event stream (seed §4.4),
 // the request fields and their refusals; the chunk shape and the JSON answer
@@ -91,6 +64,7 @@ func (e *env) inferenceSpecs() {
 				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
 			})
 
+		lengths := enumOf(bodyField("runInference", "application/json", "response_length_preference"))
 		invalid := []struct {
 			behaviour string
 			extra     map[string]any
@@ -98,7 +72,7 @@ func (e *env) inferenceSpecs() {
 			{"MUST refuse a query without `query` with the error envelope (422)", map[string]any{"query": nil}},
 			{"MUST refuse a query without `model_id` with the error envelope (422)", map[string]any{"model_id": nil}},
 			{"MUST refuse a model_id that is not an integer with the error envelope (422)", map[string]any{"model_id": "seven"}},
-			{"MUST refuse a response_length_preference outside concise, balanced, detailed with the error envelope (422)", map[string]any{"response_length_preference": "verbose"}},
+			{fmt.Sprintf("MUST refuse a response_length_preference outside %s with the error envelope (422)", strings.Join(lengths, ", ")), map[string]any{"response_length_preference": "verbose"}},
 			{"MUST refuse an enable_web_search that is not a boolean with the error envelope (422)", map[string]any{"enable_web_search": "yes"}},
 			{"MUST refuse a temperature that is not a number with the error envelope (422)", map[string]any{"temperature": "warm"}},
 		}

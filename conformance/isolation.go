@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"net/http"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -41,124 +42,140 @@ func (e *env) isolationSpecs() {
 			}
 		})
 
-		// refused sends r as the second account and expects the refusal
-		// of a foreign id.
+		// How the second account is answered. Each judge sends r as the
+		// second account.
+		//
+		// refused: the refusal of a foreign id.
 		refused := func(ctx SpecContext, r Request) {
 			GinkgoHelper()
 			r.Auth = AuthKey2
-			x := e.do(ctx, r)
-			e.expectNotFound(x)
+			e.expectNotFound(e.do(ctx, r))
 		}
-		// refusedAndKept also checks that the first account still has the
+		// refusedAndKept: refused, and the first account still has the
 		// resource at p afterwards.
-		refusedAndKept := func(ctx SpecContext, r Request, p string) {
-			GinkgoHelper()
-			refused(ctx, r)
-			e.expectSuccess(e.do(ctx, Request{Method: http.MethodGet, Path: p}))
-		}
-		// unlisted lists as the second account: a refusal, or a list
-		// without id.
-		unlisted := func(ctx SpecContext, r Request, id string, items func(J) []J) {
-			GinkgoHelper()
-			r.Auth = AuthKey2
-			x := e.do(ctx, r)
-			if x.Status/100 != 2 {
-				e.expectNotFound(x)
-				return
+		refusedAndKept := func(p func() string) func(SpecContext, Request) {
+			return func(ctx SpecContext, r Request) {
+				GinkgoHelper()
+				refused(ctx, r)
+				e.expectSuccess(e.do(ctx, Request{Method: http.MethodGet, Path: p()}))
 			}
-			ids := idsOf(items(e.expectSuccess(x)))
-			e.expectThat(x, !contains(ids, id), "the second account's list shows %s", id)
 		}
-		// createRefused creates as the second account, which must be
-		// refused (and is removed if it was not).
-		createRefused := func(ctx SpecContext, r Request, collection string) {
+		// unlisted: a refusal, or a list without the id; items finds the
+		// list's records.
+		unlisted := func(id *string, items func(J) []J) func(SpecContext, Request) {
+			return func(ctx SpecContext, r Request) {
+				GinkgoHelper()
+				r.Auth = AuthKey2
+				x := e.do(ctx, r)
+				if x.Status/100 != 2 {
+					e.expectNotFound(x)
+					return
+				}
+				ids := idsOf(items(e.expectSuccess(x)))
+				e.expectThat(x, !slices.Contains(ids, *id), "the second account's list shows %s", *id)
+			}
+		}
+		// createRefused: a creation, refused (and removed if it was not).
+		createRefused := func(collection string) func(SpecContext, Request) {
+			return func(ctx SpecContext, r Request) {
+				GinkgoHelper()
+				r.Auth = AuthKey2
+				e.expectNotFound(e.create(ctx, r, collection).x)
+			}
+		}
+		// inferRefused: an inference, refused.
+		inferRefused := func(ctx SpecContext, r Request) {
 			GinkgoHelper()
 			r.Auth = AuthKey2
-			e.expectNotFound(e.create(ctx, r, collection).x)
-		}
-		class := func(op string) Class { return declared("4.1.1", opClauses[op], "D-17") }
-		evaluations := func(d J) []J { return d.Get("evaluations").Items() }
-
-		e.check("MUST NOT let another account read a model", class("getModel"), func(ctx SpecContext) {
-			refused(ctx, Request{Method: http.MethodGet, Path: at(pathModels, model)})
-		})
-		e.check("MUST NOT show a model in another account's list", class("listModels"), func(ctx SpecContext) {
-			unlisted(ctx, Request{Method: http.MethodGet, Path: pathModels}, model, records)
-		})
-		e.check("MUST NOT let another account delete a model", class("deleteModel"), func(ctx SpecContext) {
-			refusedAndKept(ctx, Request{Method: http.MethodDelete, Path: at(pathModels, model)}, at(pathModels, model))
-		})
-		e.check("MUST NOT let another account query a model", class("runInference"), func(ctx SpecContext) {
-			r := Request{Method: http.MethodPost, Path: pathInference, JSON: query(model, nil), Auth: AuthKey2}
 			x, _ := e.infer(ctx, r)
 			e.expectNotFound(x)
-		})
-		e.check("MUST NOT let another account build a model from a dataset", class("createModel"), func(ctx SpecContext) {
-			createRefused(ctx, Request{Method: http.MethodPost, Path: pathModels,
-				JSON: map[string]any{"model_name": e.name("model"), "dataset_id": dataset}}, pathModels)
-		})
+		}
+		evaluations := func(d J) []J { return d.Get("evaluations").Items() }
+		// Each row: the behaviour, the operation (its clause labels the
+		// check), the resource made in BeforeAll the check needs, if any,
+		// the request and how its answer is judged.
+		rows := []struct {
+			behaviour, op string
+			need          *created
+			req           func() Request
+			judge         func(SpecContext, Request)
+		}{
+			{"MUST NOT let another account read a model", "getModel", nil,
+				func() Request { return Request{Method: http.MethodGet, Path: at(pathModels, model)} }, refused},
+			{"MUST NOT show a model in another account's list", "listModels", nil,
+				func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, unlisted(&model, records)},
+			{"MUST NOT let another account delete a model", "deleteModel", nil,
+				func() Request { return Request{Method: http.MethodDelete, Path: at(pathModels, model)} },
+				refusedAndKept(func() string { return at(pathModels, model) })},
+			{"MUST NOT let another account query a model", "runInference", nil,
+				func() Request { return Request{Method: http.MethodPost, Path: pathInference, JSON: query(model, nil)} }, inferRefused},
+			{"MUST NOT let another account build a model from a dataset", "createModel", nil,
+				func() Request {
+					return Request{Method: http.MethodPost, Path: pathModels,
+						JSON: map[string]any{"model_name": e.name("model"), "dataset_id": dataset}}
+				}, createRefused(pathModels)},
 
-		e.check("MUST NOT let another account read a dataset", class("getDataset"), func(ctx SpecContext) {
-			refused(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, dataset)})
-		})
-		e.check("MUST NOT show a dataset in another account's list", class("listDatasets"), func(ctx SpecContext) {
-			unlisted(ctx, Request{Method: http.MethodGet, Path: pathDatasets}, dataset, J.Items)
-		})
-		e.check("MUST NOT let another account add files to a dataset", class("uploadDatasetFiles"), func(ctx SpecContext) {
-			refused(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
-				Fields: []FormField{{"dataset_id", dataset}}, Files: []FormFile{fixtureFile("release-notes.txt")}}})
-		})
-		e.check("MUST NOT let another account delete a dataset", class("deleteDataset"), func(ctx SpecContext) {
-			refusedAndKept(ctx, Request{Method: http.MethodDelete, Path: at(pathDatasets, dataset)}, at(pathDatasets, dataset))
-		})
+			{"MUST NOT let another account read a dataset", "getDataset", nil,
+				func() Request { return Request{Method: http.MethodGet, Path: at(pathDatasets, dataset)} }, refused},
+			{"MUST NOT show a dataset in another account's list", "listDatasets", nil,
+				func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, unlisted(&dataset, J.Items)},
+			{"MUST NOT let another account add files to a dataset", "uploadDatasetFiles", nil,
+				func() Request {
+					return Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
+						Fields: []FormField{{"dataset_id", dataset}}, Files: []FormFile{fixtureFile("release-notes.txt")}}}
+				}, refused},
+			{"MUST NOT let another account delete a dataset", "deleteDataset", nil,
+				func() Request { return Request{Method: http.MethodDelete, Path: at(pathDatasets, dataset)} },
+				refusedAndKept(func() string { return at(pathDatasets, dataset) })},
 
-		e.check("MUST NOT show a model's conversations to another account", class("listConversations"), func(ctx SpecContext) {
-			e.need(conv, "conversation")
-			unlisted(ctx, listConversations(model, nil), conversation, J.Items)
-		})
-		e.check("MUST NOT let another account open a conversation on a model", class("createConversation"), func(ctx SpecContext) {
-			createRefused(ctx, conversationRequest(model, e.name("thread")), pathConversations)
-		})
-		e.check("MUST NOT let another account rename a conversation", class("renameConversation"), func(ctx SpecContext) {
-			e.need(conv, "conversation")
-			refused(ctx, Request{Method: http.MethodPatch, Path: at(pathConversations, conversation), JSON: map[string]any{"title": "taken over"}})
-		})
-		e.check("MUST NOT let another account read a conversation's messages", class("listMessages"), func(ctx SpecContext) {
-			e.need(conv, "conversation")
-			refused(ctx, Request{Method: http.MethodGet, Path: at(pathConversations, conversation, "/messages")})
-		})
-		e.check("MUST NOT let another account delete a conversation", class("deleteConversation"), func(ctx SpecContext) {
-			e.need(conv, "conversation")
-			refusedAndKept(ctx, Request{Method: http.MethodDelete, Path: at(pathConversations, conversation)},
-				at(pathConversations, conversation, "/messages"))
-		})
+			{"MUST NOT show a model's conversations to another account", "listConversations", &conv,
+				func() Request { return listConversations(model, nil) }, unlisted(&conversation, J.Items)},
+			{"MUST NOT let another account open a conversation on a model", "createConversation", nil,
+				func() Request { return conversationRequest(model, e.name("thread")) }, createRefused(pathConversations)},
+			{"MUST NOT let another account rename a conversation", "renameConversation", &conv,
+				func() Request {
+					return Request{Method: http.MethodPatch, Path: at(pathConversations, conversation), JSON: map[string]any{"title": "taken over"}}
+				}, refused},
+			{"MUST NOT let another account read a conversation's messages", "listMessages", &conv,
+				func() Request {
+					return Request{Method: http.MethodGet, Path: at(pathConversations, conversation, "/messages")}
+				}, refused},
+			{"MUST NOT let another account delete a conversation", "deleteConversation", &conv,
+				func() Request { return Request{Method: http.MethodDelete, Path: at(pathConversations, conversation)} },
+				refusedAndKept(func() string { return at(pathConversations, conversation, "/messages") })},
 
-		e.check("MUST NOT let another account read an evaluation", class("getEvaluation"), func(ctx SpecContext) {
-			e.need(ev, "evaluation")
-			refused(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, evaluation)})
-		})
-		e.check("MUST NOT show an evaluation in another account's list", class("listEvaluations"), func(ctx SpecContext) {
-			e.need(ev, "evaluation")
-			unlisted(ctx, Request{Method: http.MethodGet, Path: pathEvaluations}, evaluation, evaluations)
-		})
-		e.check("MUST NOT let another account update an evaluation", class("updateEvaluation"), func(ctx SpecContext) {
-			e.need(ev, "evaluation")
-			refused(ctx, Request{Method: http.MethodPut, Path: at(pathEvaluations, evaluation), JSON: map[string]any{"description": "taken over"}})
-		})
-		e.check("MUST NOT let another account start an evaluation", class("startEvaluation"), func(ctx SpecContext) {
-			e.need(ev, "evaluation")
-			refused(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, evaluation, "/start")})
-		})
-		e.check("MUST NOT let another account run RAGAS on an evaluation", class("runRagasEvaluation"), func(ctx SpecContext) {
-			e.need(ev, "evaluation")
-			refused(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, evaluation, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples()[:1])})
-		})
-		e.check("MUST NOT let another account delete an evaluation", class("deleteEvaluation"), func(ctx SpecContext) {
-			e.need(ev, "evaluation")
-			refusedAndKept(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, evaluation)}, at(pathEvaluations, evaluation))
-		})
-		e.check("MUST NOT let another account evaluate a model", class("createEvaluation"), func(ctx SpecContext) {
-			createRefused(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
-		})
+			{"MUST NOT let another account read an evaluation", "getEvaluation", &ev,
+				func() Request { return Request{Method: http.MethodGet, Path: at(pathEvaluations, evaluation)} }, refused},
+			{"MUST NOT show an evaluation in another account's list", "listEvaluations", &ev,
+				func() Request { return Request{Method: http.MethodGet, Path: pathEvaluations} }, unlisted(&evaluation, evaluations)},
+			{"MUST NOT let another account update an evaluation", "updateEvaluation", &ev,
+				func() Request {
+					return Request{Method: http.MethodPut, Path: at(pathEvaluations, evaluation), JSON: map[string]any{"description": "taken over"}}
+				}, refused},
+			{"MUST NOT let another account start an evaluation", "startEvaluation", &ev,
+				func() Request {
+					return Request{Method: http.MethodPost, Path: at(pathEvaluations, evaluation, "/start")}
+				}, refused},
+			{"MUST NOT let another account run RAGAS on an evaluation", "runRagasEvaluation", &ev,
+				func() Request {
+					return Request{Method: http.MethodPost, Path: at(pathEvaluations, evaluation, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples()[:1])}
+				}, refused},
+			{"MUST NOT let another account delete an evaluation", "deleteEvaluation", &ev,
+				func() Request { return Request{Method: http.MethodDelete, Path: at(pathEvaluations, evaluation)} },
+				refusedAndKept(func() string { return at(pathEvaluations, evaluation) })},
+			{"MUST NOT let another account evaluate a model", "createEvaluation", nil,
+				func() Request {
+					return Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}
+				}, createRefused(pathEvaluations)},
+		}
+		whatOf := map[*created]string{&conv: "conversation", &ev: "evaluation"}
+		for _, row := range rows {
+			e.check(row.behaviour, declared("4.1.1", opClauses[row.op], "D-17"), func(ctx SpecContext) {
+				if row.need != nil {
+					e.need(*row.need, whatOf[row.need])
+				}
+				row.judge(ctx, row.req())
+			})
+		}
 	})
 }

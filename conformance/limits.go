@@ -4,40 +4,47 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 )
 
 // limitSpecs registers the Limits area: the temperature range (seed §8.1)
-// and the sizes and page bounds the contract decides (D-05, D-06, D-15).
+// and the sizes and page bounds the contract decides (D-05, D-06, D-15),
+// each read from the contract. The JSON body size and nesting limits are
+// DECISIONS.md's (D-15) alone: OpenAPI has no keyword for them.
 func (e *env) limitSpecs() {
 	Describe("Limits", Label("limits"), func() {
-		for _, t := range []float64{1.5, -0.1} {
-			e.check(fmt.Sprintf("MUST refuse temperature %v, outside 0.0 to 1.0, with the error envelope (422)", t),
+		temperature := bodyField("runInference", "application/json", "temperature")
+		low, high := *temperature.Min, *temperature.Max
+		for _, t := range []float64{high + 0.5, low - 0.1} {
+			e.check(fmt.Sprintf("MUST refuse temperature %v, outside %.1f to %.1f, with the error envelope (422)", t, low, high),
 				declared("8.1", "4.4.1", "1.2", "7.1", "D-17"), func(ctx SpecContext) {
 					x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 				})
 		}
-		for _, t := range []float64{0, 1} {
-			e.check(fmt.Sprintf("MUST accept temperature %v, a bound of 0.0 to 1.0", t),
+		for _, t := range []float64{low, high} {
+			e.check(fmt.Sprintf("MUST accept temperature %v, a bound of %.1f to %.1f", t, low, high),
 				declared("8.1", "4.4.1"), func(ctx SpecContext) {
 					x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
 					e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
 				})
 		}
 
-		e.check("SHOULD refuse an evaluation name longer than 255 characters (422)",
+		nameMax := int(*bodyField("createEvaluation", "application/json", "name").MaxLength)
+		e.check(fmt.Sprintf("SHOULD refuse an evaluation name longer than %d characters (422)", nameMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				body := evaluationBody(e.prefix+strings.Repeat("n", 256), e.readyModel(ctx))
+				body := evaluationBody(e.prefix+strings.Repeat("n", nameMax+1), e.readyModel(ctx))
 				x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			})
 
-		e.check("SHOULD refuse an inference query longer than 32000 characters (422)",
+		queryMax := int(*bodyField("runInference", "application/json", "query").MaxLength)
+		e.check(fmt.Sprintf("SHOULD refuse an inference query longer than %d characters (422)", queryMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", 32001)})})
+				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", queryMax+1)})})
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			})
 
@@ -55,11 +62,12 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
 
-		e.check("SHOULD refuse more than 500 files in one upload (413)",
+		filesMax := int(*bodyField("uploadDatasetFiles", "multipart/form-data", "files").MaxItems)
+		e.check(fmt.Sprintf("SHOULD refuse more than %d files in one upload (413)", filesMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				form := &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}
 				f := fixtureFile("release-notes.txt")
-				for i := 0; i < 501; i++ {
+				for i := 0; i < filesMax+1; i++ {
 					g := f
 					g.Name = fmt.Sprintf("notes-%03d.txt", i)
 					form.Files = append(form.Files, g)
@@ -68,18 +76,21 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 
+		perPageMax := int(*queryParam("listEvaluations", "per_page").Max)
+		pageMin := int(*queryParam("listEvaluations", "page").Min)
+		limitMax := int(*queryParam("listConversations", "limit").Max)
 		pages := []struct {
 			id, behaviour string
 			req           func(ctx SpecContext) Request
 		}{
-			{"D-05", "SHOULD refuse an evaluation page size above 100 (422)", func(SpecContext) Request {
-				return Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"per_page": {"101"}}}
+			{"D-05", fmt.Sprintf("SHOULD refuse an evaluation page size above %d (422)", perPageMax), func(SpecContext) Request {
+				return Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"per_page": {strconv.Itoa(perPageMax + 1)}}}
 			}},
-			{"D-05", "SHOULD refuse evaluation page 0 (422)", func(SpecContext) Request {
-				return Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {"0"}}}
+			{"D-05", fmt.Sprintf("SHOULD refuse evaluation page %d (422)", pageMin-1), func(SpecContext) Request {
+				return Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {strconv.Itoa(pageMin - 1)}}}
 			}},
-			{"D-06", "SHOULD refuse a conversation limit above 100 (422)", func(ctx SpecContext) Request {
-				return listConversations(e.readyModel(ctx), url.Values{"limit": {"101"}})
+			{"D-06", fmt.Sprintf("SHOULD refuse a conversation limit above %d (422)", limitMax), func(ctx SpecContext) Request {
+				return listConversations(e.readyModel(ctx), url.Values{"limit": {strconv.Itoa(limitMax + 1)}})
 			}},
 			{"D-06", "SHOULD refuse a negative conversation offset (422)", func(ctx SpecContext) Request {
 				return listConversations(e.readyModel(ctx), url.Values{"offset": {"-1"}})

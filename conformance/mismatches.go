@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"sort"
@@ -53,7 +54,7 @@ func ContractMismatches(c *spec.Contract, x *Exchange) []Mismatch {
 		Body:       http.NoBody,
 		Request:    req,
 	}
-	resp.Body = readCloser{bytes.NewReader(x.raw)}
+	resp.Body = io.NopCloser(bytes.NewReader(x.raw))
 	ok, errs := c.Validator.ValidateHttpResponse(req, resp)
 	if ok {
 		return nil
@@ -88,10 +89,6 @@ func ContractMismatches(c *spec.Contract, x *Exchange) []Mismatch {
 	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
 	return dedupe(out)
 }
-
-type readCloser struct{ *bytes.Reader }
-
-func (readCloser) Close() error { return nil }
 
 func dedupe(ms []Mismatch) []Mismatch {
 	var out []Mismatch

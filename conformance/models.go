@@ -4,30 +4,49 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"contractkit/spec"
 )
 
-// modelDefaults are the seed's defaults (§2.1) of the fields a creation
-// without them leaves alone; a field present in a new model must hold its
-// default (absent means the default too).
-var modelDefaults = []struct {
+// modelDefaultFields are the Model fields a creation without them leaves
+// alone; a field present in a new model must hold its default (absent
+// means the default too).
+var modelDefaultFields = []string{
+	"category", "file_path", "has_image", "personaId",
+	"use_case_id", "use_case_name", "use_case_label", "use_case_description", "use_case_custom",
+	"onboarding_goal", "onboarding_role",
+	"token_speed", "response_time", "success_rate",
+	"team_ids", "team_names", "is_shared", "shared_user_count", "pending_dataset_access_requests",
+}
+
+// fieldDefault is a field and the default a new model must hold.
+type fieldDefault struct {
 	field string
 	value any
-}{
-	{"category", "General"},
-	{"file_path", ""},
-	{"has_image", false},
-	{"personaId", nil},
-	{"use_case_id", nil}, {"use_case_name", nil}, {"use_case_label", nil}, {"use_case_description", nil}, {"use_case_custom", nil},
-	{"onboarding_goal", nil}, {"onboarding_role", nil},
-	{"token_speed", json.Number("0")},
-	{"response_time", json.Number("0")},
-	{"success_rate", json.Number("100")},
-	{"team_ids", nil}, {"team_names", nil},
-	{"is_shared", false},
-	{"shared_user_count", json.Number("0")},
-	{"pending_dataset_access_requests", json.Number("0")},
+}
+
+// modelDefaults are the seed's defaults (§2.1) of modelDefaultFields, as
+// the contract's Model schema states them, numbers as json.Number (as
+// ParseJSON reads a body).
+func modelDefaults() []fieldDefault {
+	model := spec.Strict().Kin.Components.Schemas["Model"].Value
+	out := make([]fieldDefault, 0, len(modelDefaultFields))
+	for _, f := range modelDefaultFields {
+		p := model.Properties[f]
+		if p == nil {
+			panic("conformance: the Model schema has no field " + f)
+		}
+		b, err := json.Marshal(p.Value.Default)
+		if err != nil {
+			panic(fmt.Sprintf("conformance: the default of Model.%s: %v", f, err))
+		}
+		v, _ := ParseJSON(b)
+		out = append(out, fieldDefault{f, v.Value()})
+	}
+	return out
 }
 
 // sameJSON compares a parsed value with a default; numbers by value.
@@ -48,12 +67,12 @@ func sameJSON(got, want any) bool {
 // deletion (an Ordered flow: each step needs the one before) and the
 // creation input rules (seed §4.1, §2.1, §3.2).
 func (e *env) modelSpecs() {
+	defaults := modelDefaults()
 	Describe("Models", Label("models"), func() {
 		Describe("a model's life", Ordered, ContinueOnFailure, func() {
 			var (
 				name    string
 				created created
-				gone    bool
 			)
 			BeforeAll(func(ctx SpecContext) {
 				ds := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
@@ -75,7 +94,7 @@ func (e *env) modelSpecs() {
 				declared("2.1"), func(ctx SpecContext) {
 					e.need(created, "model")
 					var p []string
-					for _, d := range modelDefaults {
+					for _, d := range defaults {
 						v := created.data.Get(d.field)
 						if _, present := created.data.Path("$." + d.field); !present {
 							continue
@@ -124,40 +143,23 @@ func (e *env) modelSpecs() {
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
 					data := e.expectSuccess(x)
 					ids := idsOf(records(data))
-					e.expectThat(x, contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
+					e.expectThat(x, slices.Contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
 					e.decided("D-01", func() {
 						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", jsonKind(data.Value()))
 					})
 				})
 
-			e.check("MUST delete the model with HTTP 200 and a success envelope",
-				declared("4.1.4", "1.1"), func(ctx SpecContext) {
-					e.need(created, "model")
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathModels, created.id)})
-					gone = x.Status/100 == 2
-					e.expectSuccess(x)
-					e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
-				})
-
-			e.check("MUST NOT return a deleted model: the error envelope (404)",
-				declared("4.1.4", "4.1.2", "1.2", "D-17"), func(ctx SpecContext) {
-					e.need(created, "model")
-					if !gone {
-						Skip("the model was not deleted (see the delete check)")
-					}
-					e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, created.id)}))
-				})
-
-			e.check("MUST NOT list a deleted model",
-				declared("4.1.4", "4.1.1"), func(ctx SpecContext) {
-					e.need(created, "model")
-					if !gone {
-						Skip("the model was not deleted (see the delete check)")
-					}
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
-					ids := idsOf(records(e.expectSuccess(x)))
-					e.expectThat(x, !contains(ids, created.id), "deleted model %s is still listed", created.id)
-				})
+			e.deletionSpecs(deletion{
+				what: "model", res: &created, collection: pathModels,
+				behaviour: "MUST delete the model with HTTP 200 and a success envelope",
+				class:     declared("4.1.4", "1.1"), status200: true,
+				gone: []goneCheck{
+					{"MUST NOT return a deleted model: the error envelope (404)",
+						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned(pathModels)},
+					{"MUST NOT list a deleted model",
+						declared("4.1.4", "4.1.1"), e.notListed("model", func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, records)},
+				},
+			})
 		})
 
 		Describe("creation input", func() {

@@ -255,12 +255,17 @@ func (s *Stream) Problems() []string {
 }
 
 // ChunkProblems lists the ways the chunks differ from decision D-03: every
-// chunk is an object with a `type` among status, context, reasoning, token,
-// delta, done, error; token and delta chunks carry string `content`; no
-// error chunk; a done chunk is the last before [DONE]; the text is not empty.
+// chunk is an object with a `type` among the contract's (InferenceChunk:
+// status, context, reasoning, token, delta, done, error); token and delta
+// chunks carry string `content`; no error chunk; a done chunk is the last
+// before [DONE]; the text is not empty.
 func (s *Stream) ChunkProblems() []string {
 	var p []string
-	allowed := map[string]bool{"status": true, "context": true, "reasoning": true, "token": true, "delta": true, "done": true, "error": true}
+	types := schemaEnum("InferenceChunk", "type")
+	allowed := map[string]bool{}
+	for _, t := range types {
+		allowed[t] = true
+	}
 	lastType := ""
 	for i, c := range s.Chunks {
 		m, ok := c.(map[string]any)
@@ -273,7 +278,7 @@ func (s *Stream) ChunkProblems() []string {
 		case !ok:
 			p = append(p, fmt.Sprintf("chunk %d has no string `type`", i+1))
 		case !allowed[t]:
-			p = append(p, fmt.Sprintf("chunk %d: type %q is not one of status, context, reasoning, token, delta, done, error", i+1, t))
+			p = append(p, fmt.Sprintf("chunk %d: type %q is not one of %s", i+1, t, strings.Join(types, ", ")))
 		case t == "token" || t == "delta":
 			if _, ok := m["content"].(string); !ok {
 				p = append(p, fmt.Sprintf("chunk %d: a %s chunk without string `content`", i+1, t))
@@ -300,11 +305,4 @@ func (s *Stream) DoneChunk() map[string]any {
 		}
 	}
 	return nil
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -2,15 +2,33 @@
 // specs that certify a server against the seed (spec/openapi.yaml and
 // spec/DECISIONS.md), run from a plain main() by cmd/conformance.
 //
-// Each area has its file (auth.go, envelope.go, models.go, datasets.go,
-// conversations.go, inference.go, evaluations.go, limits.go, isolation.go,
-// ratelimit.go). The harness is here and in check.go (classes, decided
-// checks), assert.go (the judges a check calls), client.go (requests,
-// redaction, curl), envelope_rules.go (envelope, content type and status),
-// mismatches.go (the body against the contract), decisions.go (which
-// decision governs a response or a field), json.go (the JSON accessor J),
-// stream.go (the event stream), resources.go (what checks create and
-// remove), report.go (summary, HTML) and clauses.go (traceability).
+// Each area has its file: auth.go, envelope.go, models.go, datasets.go,
+// conversations.go, inference.go, evaluations.go (with
+// evaluations_refusal.go, the refusal to delete a running evaluation),
+// limits.go, isolation.go and ratelimit.go. The harness is here (Run,
+// List, Clauses, the run's env) and in:
+//
+//   - check.go: the class of a check and its registration;
+//   - judge.go: a check's judging path, from sending a request to a
+//     declared failure or a decided difference; what the judges apply is
+//     in envelope_rules.go (envelope, content type and status),
+//     mismatches.go (the body against the contract) and decisions.go
+//     (which decision governs a response or a field);
+//   - client.go (requests, the client that sends them, curl), retry.go
+//     (a 429 waited out), exchange.go (an exchange as reports show it) and
+//     redact.go (the keys kept out of reports);
+//   - operations.go (the contract's operations, their seed clauses, and
+//     the values it states that checks read), paths.go (the API paths),
+//     requests.go (request builders several areas use), resources.go
+//     (what checks create and remove, shared resources), deletion.go (the
+//     delete-then-gone checks every life flow ends with), waiting.go
+//     (waiting for a model or an evaluation state), infer.go (the
+//     inference reader), stream.go (the event stream) and timing.go (a
+//     stream as a client saw it);
+//   - json.go (the JSON accessor J), lists.go (the records and ids of a
+//     list), text.go (texts cut short for messages);
+//   - flags.go (the CLI's flags), runinfo.go (what a run was), report.go
+//     (summary, HTML) and clauses.go (traceability).
 //
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
 // Clauses may be called once per process, one of them.
@@ -201,7 +219,7 @@ const (
 // reached.
 func probe(base string) error {
 	u, _ := url.Parse(base)
-	u.Path = strings.TrimRight(u.Path, "/") + "/api/v1/user/model"
+	u.Path = strings.TrimRight(u.Path, "/") + pathModels
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

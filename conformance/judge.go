@@ -7,13 +7,18 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 
 	"contractkit/spec"
 )
 
-// The judges every check uses on a response. Each reports all its problems
-// at once; declared problems fail the check, decided ones go through
-// env.decided with the decision that shaped the rule.
+// A check's judging path, in one place: do sends and records a request;
+// the judges (expectSuccess, expectError and its kin, expectThat) split
+// what the answer breaks into declared problems, which fail the check
+// through expectNone, and decided ones, which go through env.decided with
+// the decision that shaped the rule. Each judge reports all its problems
+// at once.
 
 // do sends r and records the exchange.
 func (e *env) do(ctx context.Context, r Request) *Exchange {
@@ -154,49 +159,102 @@ func (e *env) expectThat(x *Exchange, ok bool, format string, args ...any) {
 	}
 }
 
-// idsOf returns the ids of the records in a list.
-func idsOf(items []J) []string {
-	out := make([]string, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.Get("id").ID())
-	}
-	return out
+// How a decided failure becomes a note: the body (or the refinement) runs
+// inside gomega.InterceptGomegaFailure, which swaps Gomega's fail handler,
+// stops the body at its first failed assertion and hands the message back
+// instead of failing the spec. Without --strict the message is attached as a
+// "decided: differs" report entry and the spec passes; with --strict it is
+// re-raised with Fail. Skip, Ginkgo's own Fail and panics are not Gomega
+// failures and pass through untouched, so a decided check can still be
+// skipped with a reason. The suite runs serially, so swapping the global
+// handler is safe.
+
+// Difference is a decided rule the server does not keep, as attached to the
+// report of the check.
+type Difference struct {
+	Decision string `json:"decision"`
+	Message  string `json:"message"`
+	// Curl reproduces the exchange that shows the difference, if any.
+	Curl string `json:"curl,omitempty"`
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// String renders the difference for the console and the reports.
+func (d Difference) String() string {
+	s := fmt.Sprintf("decided: differs (%s, see spec/DECISIONS.md)\n%s", d.Decision, d.Message)
+	if d.Curl != "" {
+		s += "\nReproduce:\n  " + d.Curl
 	}
-	return false
+	return s
 }
 
-// records finds the records of a list response whatever its shape: data
-// itself when it is an array, else the first array among data's fields.
-// The shape of the model list is not shown in the seed (D-01).
-func records(data J) []J {
-	if data.IsArray() {
-		return data.Items()
+// entryDecided names the report entries of decided differences.
+const entryDecided = "decided: differs"
+
+// decided runs f, whose assertions check decision id rather than a rule of
+// the seed. Without --strict a failure in f ends f and is recorded as a
+// difference; with --strict it fails the check.
+func (e *env) decided(id string, f func()) {
+	e.culprit = nil
+	err := InterceptGomegaFailure(f)
+	if err == nil {
+		return
 	}
-	m, _ := data.Value().(map[string]any)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	if e.cfg.Strict {
+		Fail(fmt.Sprintf("[decided %s, failing because of --strict]\n%s", id, err.Error()), 1)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if v := data.Get(k); v.IsArray() {
-			return v.Items()
-		}
+	d := Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
+	if e.culprit != nil {
+		d.Curl = e.culprit.Curl
 	}
-	return nil
+	AddReportEntry(entryDecided, d, ReportEntryVisibilityAlways)
 }
 
-func quoteList(s []string) string {
-	q := make([]string, len(s))
-	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
+// expectNone fails the check with every problem at once (and the exchange
+// that shows them) when problems is not empty.
+func (e *env) expectNone(x *Exchange, what string, problems []string) {
+	if len(problems) == 0 {
+		return
 	}
-	return "[" + strings.Join(q, ", ") + "]"
+	if x != nil {
+		e.culprit = x
+		AddReportEntry("reproduce", x, ReportEntryVisibilityFailureOrVerbose)
+	}
+	ExpectWithOffset(1, problems).To(beEmptyProblems(what, x))
+}
+
+// beEmptyProblems matches an empty problem list; its failure message lists
+// every problem and the request line, nothing else.
+func beEmptyProblems(what string, x *Exchange) types.GomegaMatcher {
+	return &problemsMatcher{what: what, x: x}
+}
+
+type problemsMatcher struct {
+	what string
+	x    *Exchange
+}
+
+func (m *problemsMatcher) Match(actual any) (bool, error) {
+	p, ok := actual.([]string)
+	if !ok {
+		return false, fmt.Errorf("problemsMatcher expects []string, got %T", actual)
+	}
+	return len(p) == 0, nil
+}
+
+func (m *problemsMatcher) FailureMessage(actual any) string {
+	p, _ := actual.([]string)
+	var b strings.Builder
+	b.WriteString(m.what)
+	b.WriteString(":\n")
+	for _, s := range p {
+		fmt.Fprintf(&b, "  - %s\n", s)
+	}
+	if m.x != nil {
+		fmt.Fprintf(&b, "in %s", m.x.Line())
+	}
+	return b.String()
+}
+
+func (m *problemsMatcher) NegatedFailureMessage(any) string {
+	return m.what + ": expected problems, found none"
 }

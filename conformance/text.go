@@ -1,0 +1,33 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Text for messages and reports: a value cut short, a first line, a list
+// quoted.
+
+// shorten cuts s to its first n bytes, marked with an ellipsis: the one
+// truncation of the package (excerpt builds on it).
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// firstLine is the first line of s, trimmed.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+// quoteList renders a list of strings as ["a", "b"].
+func quoteList(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
