@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -342,7 +342,7 @@ func setRapid(name, value string) {
 }
 
 // exploreSteps is the average length of a sequence.
-const exploreSteps = 8
+const exploreSteps = 16
 
 // maxShrink bounds the time spent shrinking one failure.
 const maxShrink = 20 * time.Second
@@ -406,6 +406,11 @@ func (x *explorer) sequence(t *rapid.T) {
 		cp := *r
 		c.m.res = append(c.m.res, &cp)
 	}
+	// 0 (what shrinking leans to) is no focus: every operation.
+	if f := rapid.IntRange(0, len(x.cat.kinds)).Draw(t, "focus"); f > 0 {
+		c.focus = x.cat.needs(x.cat.kinds[f-1])
+	}
+	c.rot = rapid.IntRange(0, len(x.cat.ops)-1).Draw(t, "rotation")
 	x.current = c
 	if len(x.recent) > 0 {
 		// rapid replays the failure to reproduce it and then shrinks it:

@@ -26,6 +26,12 @@ type exploreCase struct {
 	g     gen
 	m     model
 	steps []step
+	// focus, when set, is the resource kind the sequence works on, with
+	// the kinds it needs: a sequence goes deep into one resource rather
+	// than wide over all of them.
+	focus map[*resourceKind]bool
+	// rot is which operation's action stands first.
+	rot int
 }
 
 // step is one action of a sequence as a report shows it.
@@ -56,18 +62,15 @@ type plan struct {
 }
 
 func (c *exploreCase) actions() map[string]func(*rapid.T) {
-	// rapid draws an action by its key among the sorted keys, and leans to
-	// the first ones (it shrinks towards them): the keys rank what most
-	// properties need first, creates before the rest, and creates weigh
-	// twice.
-	rank := map[opRole]int{roleCreate: 0, roleUpdate: 1, roleGet: 2, roleList: 3, roleChild: 4, roleDelete: 5, roleOther: 6}
+	// rapid draws an action by its key among the sorted keys and leans to
+	// the first ones; the keys are positions, and which operation stands
+	// first turns from one sequence to the next (rot), so every operation
+	// gets its sequences where it is drawn most.
+	ops := c.x.cat.ops
 	acts := map[string]func(*rapid.T){}
-	for _, op := range c.x.cat.ops {
-		act := func(t *rapid.T) { c.act(op) }
-		acts[fmt.Sprintf("%d %s", rank[op.role], op.ID)] = act
-		if op.role == roleCreate {
-			acts[fmt.Sprintf("%d %s again", rank[op.role], op.ID)] = act
-		}
+	for i := range ops {
+		op := ops[(i+c.rot)%len(ops)]
+		acts[fmt.Sprintf("%03d", i)] = func(t *rapid.T) { c.act(op) }
 	}
 	return acts
 }
@@ -98,6 +101,9 @@ func (c *exploreCase) act(op *exploreOp) {
 // their steps on what the model makes possible, and stay short.
 func (c *exploreCase) infeasible(op *exploreOp) string {
 	has := func(k *resourceKind) bool { return len(c.m.live(k)) > 0 }
+	if c.focus != nil && !c.inFocus(op) {
+		return "outside the sequence's focus"
+	}
 	switch op.role {
 	case roleGet, roleUpdate, roleDelete, roleChild:
 		if len(c.m.live(op.kind))+len(c.m.deleted(op.kind)) == 0 {
@@ -121,6 +127,19 @@ func (c *exploreCase) infeasible(op *exploreOp) string {
 		}
 	}
 	return ""
+}
+
+// inFocus reports whether op works on the sequence's focus.
+func (c *exploreCase) inFocus(op *exploreOp) bool {
+	if op.kind != nil {
+		return c.focus[op.kind]
+	}
+	for _, k := range c.x.cat.namedBy(op) {
+		if c.focus[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // do sends r and records the exchange in the current step.

@@ -119,6 +119,44 @@ func newCatalog(strict, declared *spec.Contract) *catalog {
 	return c
 }
 
+// namedBy lists the kinds op names in a required field or parameter.
+func (c *catalog) namedBy(op *exploreOp) []*resourceKind {
+	var out []*resourceKind
+	if op.body != nil {
+		for _, name := range op.body.Required {
+			if k := c.byParam[name]; k != nil && k != op.kind {
+				out = append(out, k)
+			}
+		}
+	}
+	for _, p := range op.query {
+		if k := c.byParam[p.Name]; k != nil && p.Required && k != op.kind {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// needs is k with every kind its creation needs, transitively: what a
+// sequence focused on k works with.
+func (c *catalog) needs(k *resourceKind) map[*resourceKind]bool {
+	out := map[*resourceKind]bool{}
+	var add func(*resourceKind)
+	add = func(k *resourceKind) {
+		if out[k] {
+			return
+		}
+		out[k] = true
+		if create := c.opOf(k, roleCreate); create != nil {
+			for _, n := range c.namedBy(create) {
+				add(n)
+			}
+		}
+	}
+	add(k)
+	return out
+}
+
 // opOf returns the operation of role on kind, or nil.
 func (c *catalog) opOf(k *resourceKind, role opRole) *exploreOp {
 	for _, op := range c.ops {

@@ -3,9 +3,9 @@ package conformance
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
