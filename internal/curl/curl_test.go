@@ -8,9 +8,9 @@ import (
 
 func TestQuote(t *testing.T) {
 	for in, want := range map[string]string{
-		"":            `''`,
-		"plain":       `'plain'`,
-		"it's":        `'it'\''s'`,
+		"":                   `''`,
+		"plain":              `'plain'`,
+		"it's":               `'it'\''s'`,
 		`"$HOME" \ ` + "`x`": `'"$HOME" \ ` + "`x`'",
 	} {
 		if got := Quote(in); got != want {
