@@ -24,6 +24,9 @@ import (
 type Server struct {
 	// Addr is the address the server printed (host:port).
 	Addr string
+	// Printed are the lines of standard output up to the one that gave
+	// Addr, that one included (another address a server prints first, say).
+	Printed []string
 
 	name   string
 	cmd    *exec.Cmd
@@ -56,14 +59,23 @@ func Start(ctx context.Context, name string, cmd *exec.Cmd, listening *regexp.Re
 		pw.Close()
 		close(s.exited)
 	}()
-	addr := make(chan string, 1)
+	type found struct {
+		addr    string
+		printed []string
+	}
+	addr := make(chan found, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
-		found := false
+		var printed []string
+		done := false
 		for sc.Scan() {
-			if g := listening.FindStringSubmatch(sc.Text()); g != nil && !found {
-				found = true
-				addr <- g[1]
+			if done {
+				continue
+			}
+			printed = append(printed, sc.Text())
+			if g := listening.FindStringSubmatch(sc.Text()); g != nil {
+				done = true
+				addr <- found{g[1], printed}
 			}
 		}
 		_, _ = io.Copy(io.Discard, pr) // a line too long for the scanner: keep the server unblocked
@@ -71,7 +83,8 @@ func Start(ctx context.Context, name string, cmd *exec.Cmd, listening *regexp.Re
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case s.Addr = <-addr:
+	case f := <-addr:
+		s.Addr, s.Printed = f.addr, f.printed
 		return s, nil
 	case <-s.exited:
 		return nil, fmt.Errorf("%s exited before listening (%v): %s", name, s.err, s.LastError())

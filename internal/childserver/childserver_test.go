@@ -72,6 +72,9 @@ func TestStartReadsTheAddressAndStopEndsTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(s.Printed) != 2 || s.Printed[0] != "some banner" || !strings.HasPrefix(s.Printed[1], "child listening on") {
+		t.Errorf("printed %q, want the banner and the listening line", s.Printed)
+	}
 	resp, err := http.Get("http://" + s.Addr + "/")
 	if err != nil {
 		t.Fatal(err)
