@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"contractkit/internal/curl"
 )
 
 // curlBodyLimit bounds the body written into a curl command; a larger body
@@ -81,21 +83,15 @@ type FormFile struct {
 func (r *Redactor) shellValue(v string) string {
 	for _, k := range r.secrets {
 		if strings.Contains(v, k.value) {
-			parts := strings.Split(v, k.value)
-			for i, p := range parts {
-				parts[i] = doubleQuoteEscape(r.String(p))
-			}
-			return `"` + strings.Join(parts, k.envVar) + `"`
+			return curl.Ref(v, k.value, strings.TrimPrefix(k.envVar, "$"), r.String)
 		}
 	}
 	return shellQuote(v)
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+func shellQuote(s string) string { return curl.Quote(s) }
 
-func doubleQuoteEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(s)
-}
+func doubleQuoteEscape(s string) string { return curl.EscapeDouble(s) }
 
 // Client sends the suite's requests and records each exchange. It is safe
 // for use by one spec at a time (Ginkgo runs the suite serially here).
@@ -323,11 +319,7 @@ func encodeBody(r Request) (body []byte, contentType, shown string, curlData []b
 // curl renders a command that repeats the request; the keys appear as
 // references to the environment variables that hold them.
 func (c *Client) curl(method, u string, h http.Header, data []byte, form *Form) string {
-	args := []string{"curl", "-sS", "-i"}
-	if method != http.MethodGet {
-		args = append(args, "-X", method)
-	}
-	args = append(args, c.redact.shellValue(u))
+	cmd := curl.Command{Flags: []string{"-sS", "-i"}, Method: method, URL: u, Word: c.redact.shellValue, LiteralFields: true}
 	names := make([]string, 0, len(h))
 	for k := range h {
 		if form != nil && k == "Content-Type" {
@@ -338,26 +330,26 @@ func (c *Client) curl(method, u string, h http.Header, data []byte, form *Form) 
 	sort.Strings(names)
 	for _, k := range names {
 		for _, v := range h[k] {
-			args = append(args, "-H", c.redact.shellValue(k+": "+v))
+			cmd.Headers = append(cmd.Headers, curl.Header{Name: k, Value: v})
 		}
 	}
 	switch {
 	case form != nil:
 		for _, f := range form.Fields {
-			args = append(args, "--form-string", c.redact.shellValue(f.Name+"="+f.Value))
+			cmd.Form = append(cmd.Form, curl.Part{Name: f.Name, Value: f.Value})
 		}
 		for _, f := range form.Files {
 			src := f.Source
 			if src == "" {
 				src = f.Name
 			}
-			args = append(args, "-F", shellQuote(fmt.Sprintf("%s=@%s;filename=%s", f.Field, src, f.Name)))
+			cmd.Form = append(cmd.Form, curl.Part{Name: f.Field, File: src, FileName: f.Name})
 		}
 	case len(data) > curlBodyLimit:
-		args = append(args, "--data-binary", shellQuote(fmt.Sprintf("@body-%dB.json", len(data))),
-			fmt.Sprintf("# a %d-byte body, not shown", len(data)))
+		cmd.Tail = []string{"--data-binary", shellQuote(fmt.Sprintf("@body-%dB.json", len(data))),
+			fmt.Sprintf("# a %d-byte body, not shown", len(data))}
 	case data != nil:
-		args = append(args, "--data-raw", c.redact.shellValue(string(data)))
+		cmd.Data = data
 	}
-	return strings.Join(args, " ")
+	return cmd.String()
 }

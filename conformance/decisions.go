@@ -12,14 +12,15 @@ import (
 // spec/openapi.yaml, looked up on the documented response and along the
 // schema, so a mismatch names the DECISIONS.md row that shaped it.
 
-// decisionOf returns the id of an x-decision mark in ext, or "".
+// decisionOf returns the DECISIONS.md row of an x-decision mark in ext
+// (its "row" key), or "".
 func decisionOf(ext map[string]any) string {
 	m, ok := ext["x-decision"].(map[string]any)
 	if !ok {
 		return ""
 	}
-	id, _ := m["id"].(string)
-	return id
+	row, _ := m["row"].(string)
+	return row
 }
 
 // documentedResponse finds the contract's answer for req and status. routed

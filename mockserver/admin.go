@@ -2,6 +2,8 @@ package mockserver
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"contractkit/mockserver/apierr"
@@ -14,7 +16,7 @@ import (
 //	GET  /admin/state            the account's whole state
 //	POST /admin/advance?by=30s   move the account's clock forward (no "by": finish everything now)
 //	GET  /admin/account          which account the key opens (the console shows it)
-//	GET  /admin/requests         the account's request journal (journal.go)
+//	GET  /admin/requests         the account's request journal (journal.go; listRequests below)
 //	DELETE /admin/requests       empty the account's request journal
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	account, err := s.authenticate(r)
@@ -63,4 +65,56 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such admin endpoint: %s", r.URL.Path))
 		}
 	}
+}
+
+// listRequests answers GET /admin/requests: the caller's journal, oldest
+// first, filtered by ?method=, ?path= (a prefix), ?status= (404 or 4xx) and
+// ?since= (ids above it, for polling).
+func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account string) {
+	q := r.URL.Query()
+	method := strings.ToUpper(q.Get("method"))
+	path := q.Get("path")
+	status, err := statusFilter(q.Get("status"))
+	if err != nil {
+		apierr.Write(w, s.log, err)
+		return
+	}
+	var since int64
+	if v := q.Get("since"); v != "" {
+		if since, err = strconv.ParseInt(v, 10, 64); err != nil || since < 0 {
+			apierr.Write(w, s.log, apierr.New(apierr.Invalid, "since: a non-negative entry id"))
+			return
+		}
+	}
+	entries := s.journal.list(account, func(e *journalEntry) bool {
+		return e.ID > since && (method == "" || e.Method == method) &&
+			strings.HasPrefix(e.Path, path) && status(e.Status)
+	})
+	out := make([]journalEntry, len(entries))
+	for i, e := range entries {
+		out[i] = *e
+		out[i].Curl = curlCommand(e)
+		if st := e.Response.Stream; st != nil {
+			out[i].Response.Stream = st.expanded() // a copy: the entry keeps its compact form
+			out[i].Response.Body = strings.Join(out[i].Response.Stream.Chunks, "")
+		}
+	}
+	apierr.WriteData(w, out)
+}
+
+// statusFilter reads "404" (that status) or "4xx" (that class).
+func statusFilter(v string) (func(int) bool, error) {
+	if v == "" {
+		return func(int) bool { return true }, nil
+	}
+	bad := apierr.New(apierr.Invalid, "status: a status such as 404, or a class such as 4xx")
+	if len(v) == 3 && strings.EqualFold(v[1:], "xx") && v[0] >= '1' && v[0] <= '5' {
+		class := int(v[0]-'0') * 100
+		return func(s int) bool { return s >= class && s < class+100 }, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 100 || n > 599 {
+		return nil, bad
+	}
+	return func(s int) bool { return s == n }, nil
 }

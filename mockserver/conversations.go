@@ -8,27 +8,32 @@ import (
 // v1, §4.2).
 func (s *Server) conversationRoutes() map[string]handler {
 	return map[string]handler{
-		"listConversations":  listConversations,
-		"createConversation": createConversation,
+		"listConversations":  s.listConversations,
+		"createConversation": s.createConversation,
 		"renameConversation": renameConversation,
 		"deleteConversation": func(c *call) (any, error) { return c.account.DeleteConversation(c.params["conversation_id"]) },
-		"listMessages":       listMessages,
+		"listMessages":       s.listMessages,
 	}
 }
 
-func listConversations(c *call) (any, error) {
-	return c.account.Conversations(c.r.URL.Query().Get("model_id"), c.queryInt("limit", 50), c.queryInt("offset", 0))
+func (s *Server) listConversations(c *call) (any, error) {
+	d := s.defaults.conversations
+	return c.account.Conversations(c.r.URL.Query().Get("model_id"), c.queryInt("limit", d.limit), c.queryInt("offset", d.offset))
 }
 
-func createConversation(c *call) (any, error) {
+func (s *Server) createConversation(c *call) (any, error) {
 	var in struct {
-		ModelID int64  `json:"model_id"`
-		Title   string `json:"title"`
+		ModelID int64   `json:"model_id"`
+		Title   *string `json:"title"`
 	}
 	if err := c.decode(&in); err != nil {
 		return nil, err
 	}
-	return c.account.CreateConversation(in.ModelID, in.Title)
+	title := s.defaults.newConversationTitle
+	if in.Title != nil {
+		title = *in.Title
+	}
+	return c.account.CreateConversation(in.ModelID, title)
 }
 
 func renameConversation(c *call) (any, error) {
@@ -49,11 +54,12 @@ func renameConversation(c *call) (any, error) {
 }
 
 // listMessages pages a conversation's messages, oldest first (D-06).
-func listMessages(c *call) (any, error) {
+func (s *Server) listMessages(c *call) (any, error) {
 	all, err := c.account.Messages(c.params["conversation_id"])
 	if err != nil {
 		return nil, err
 	}
-	offset := min(c.queryInt("offset", 0), len(all))
-	return all[offset:min(len(all), offset+c.queryInt("limit", 50))], nil
+	d := s.defaults.messages
+	offset := min(c.queryInt("offset", d.offset), len(all))
+	return all[offset:min(len(all), offset+c.queryInt("limit", d.limit))], nil
 }

@@ -2,15 +2,14 @@ package mockserver
 
 import (
 	"contractkit/mockserver/ragas"
-	"contractkit/mockserver/store"
 )
 
 // evaluationRoutes serves evaluations, their name check, their start and the
 // RAGAS run over client-supplied samples (API reference v1, §4.5).
 func (s *Server) evaluationRoutes() map[string]handler {
 	return map[string]handler{
-		"listEvaluations":     listEvaluations,
-		"createEvaluation":    createEvaluation,
+		"listEvaluations":     s.listEvaluations,
+		"createEvaluation":    s.createEvaluation,
 		"checkEvaluationName": func(c *call) (any, error) { return c.account.CheckName(c.r.URL.Query().Get("name")), nil },
 		"getEvaluation":       func(c *call) (any, error) { return c.account.Evaluation(c.params["evaluation_id"]) },
 		"updateEvaluation":    updateEvaluation,
@@ -20,24 +19,28 @@ func (s *Server) evaluationRoutes() map[string]handler {
 	}
 }
 
-func listEvaluations(c *call) (any, error) {
-	return c.account.Evaluations(c.r.URL.Query().Get("status"), c.queryInt("page", 1), c.queryInt("per_page", 20)), nil
+func (s *Server) listEvaluations(c *call) (any, error) {
+	d := s.defaults.evaluations
+	return c.account.Evaluations(c.r.URL.Query().Get("status"), c.queryInt("page", d.page), c.queryInt("per_page", d.perPage)), nil
 }
 
-func createEvaluation(c *call) (any, error) {
-	in := store.EvaluationInput{Type: "ragas", BenchmarkType: "beir", QuestionCount: 10} // D-09 defaults
+func (s *Server) createEvaluation(c *call) (any, error) {
+	in := s.defaults.newEvaluation // the contract's defaults (D-09)
 	var body struct {
 		Name          string  `json:"name"`
 		Type          *string `json:"type"`
 		ModelID       int64   `json:"model_id"`
 		BenchmarkType *string `json:"benchmark_type"`
 		QuestionCount *int    `json:"question_count"`
-		Description   string  `json:"description"`
+		Description   *string `json:"description"`
 	}
 	if err := c.decode(&body); err != nil {
 		return nil, err
 	}
-	in.Name, in.ModelID, in.Description = body.Name, body.ModelID, body.Description
+	in.Name, in.ModelID = body.Name, body.ModelID
+	if body.Description != nil {
+		in.Description = *body.Description
+	}
 	if body.Type != nil {
 		in.Type = *body.Type
 	}

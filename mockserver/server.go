@@ -88,8 +88,9 @@ type Server struct {
 	keys     []keyEntry
 	limiter  *limiter
 	handlers map[string]handler
-	saver    *saver  // nil without a state file
-	journal  journal // the /api/v1 calls of each account (journal.go)
+	defaults requestDefaults // what the contract fills in (defaults.go)
+	saver    *saver          // nil without a state file
+	journal  journal         // the /api/v1 calls of each account (journal.go)
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
@@ -143,6 +144,11 @@ func New(cfg Config) (*Server, error) {
 		seen[k] = true
 		s.keys = append(s.keys, keyEntry{digest: sha256.Sum256([]byte(k)), account: fmt.Sprintf("account-%d", i+1)})
 	}
+	d, err := readDefaults(s.contract.Kin)
+	if err != nil {
+		return nil, err
+	}
+	s.defaults = d
 	s.handlers = s.routes()
 	for _, op := range s.contract.Operations {
 		if s.handlers[op.ID] == nil {

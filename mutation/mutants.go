@@ -18,14 +18,14 @@ var mutants = []Mutant{
 	// ---- auth (seed §5) ----
 	{Name: "auth-missing-key-accepted", Area: "auth", Breaks: "a request without Authorization is served",
 		Request: func(x *Exchange) {
-			if !strings.HasPrefix(x.Req.URL.Path, "/admin/") && x.Req.Header.Get("Authorization") == "" {
+			if !strings.HasPrefix(x.Req.URL.Path, adminPrefix) && x.Req.Header.Get("Authorization") == "" {
 				x.useFirstKey()
 			}
 		}},
 	{Name: "auth-unknown-key-accepted", Area: "auth", Breaks: "any Bearer key is accepted",
 		Request: func(x *Exchange) {
 			scheme, token, _ := strings.Cut(x.Req.Header.Get("Authorization"), " ")
-			if !strings.HasPrefix(x.Req.URL.Path, "/admin/") && strings.EqualFold(scheme, "Bearer") &&
+			if !strings.HasPrefix(x.Req.URL.Path, adminPrefix) && strings.EqualFold(scheme, "Bearer") &&
 				!slices.Contains(x.opts.Keys, strings.TrimSpace(token)) {
 				x.useFirstKey()
 			}
@@ -92,7 +92,7 @@ var mutants = []Mutant{
 			})
 		})},
 	{Name: "model-name-missing", Area: "models", Breaks: "a model lacks its required name",
-		Answer: onPath("/api/v1/user/model", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onPath(pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["graph_status"] != nil {
 					delete(m, "name")
@@ -101,7 +101,7 @@ var mutants = []Mutant{
 			})
 		}))},
 	{Name: "evaluation-status-outside-enum", Area: "evaluations", Breaks: `a new evaluation's status is "queued"`,
-		Answer: onPath("/api/v1/evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
 				if k == "status" && x == "pending" {
 					return "queued"
@@ -110,14 +110,14 @@ var mutants = []Mutant{
 			})
 		}))},
 	{Name: "dataset-list-as-object", Area: "datasets", Breaks: "the dataset list is an object, not an array",
-		Answer: onOperation("GET", "/api/v1/user/dataset", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation("GET", pathDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if m, ok := v.(map[string]any); ok {
 				m["data"] = map[string]any{"items": m["data"]}
 			}
 			return v
 		}))},
 	{Name: "paging-fields-missing", Area: "evaluations", Breaks: "the evaluation list lacks page, per_page and total",
-		Answer: onOperation("GET", "/api/v1/evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation("GET", pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				delete(d, "page")
 				delete(d, "per_page")
@@ -129,7 +129,7 @@ var mutants = []Mutant{
 	// ---- behaviour ----
 	{Name: "status-filter-ignored", Area: "evaluations", Decided: "D-05", Breaks: "the evaluation list ignores its status filter",
 		Request: func(x *Exchange) {
-			if x.Req.Method == http.MethodGet && x.Req.URL.Path == "/api/v1/evaluations" {
+			if x.Req.Method == http.MethodGet && x.Req.URL.Path == pathEvaluations {
 				q := x.Req.URL.Query()
 				q.Del("status")
 				x.Req.URL.RawQuery = q.Encode()
@@ -152,13 +152,13 @@ var mutants = []Mutant{
 			}
 		}},
 	{Name: "temperature-not-enforced", Area: "validation", Breaks: "temperature 1.5 is accepted",
-		Request: jsonRequest(http.MethodPost, "/api/v1/user/inference", clamp("temperature"))},
+		Request: jsonRequest(http.MethodPost, pathInference, clamp("temperature"))},
 	// The rename is done (so a bad title is still refused), then undone with
 	// the title the conversation had: the answer shows the old title.
 	{Name: "rename-ignored", Area: "conversations", Breaks: "a rename answers 200 but keeps the old title",
 		Request: func(x *Exchange) {
-			if _, ok := isItem(x.Req.URL.Path, "/api/v1/user/conversations"); ok && x.Req.Method == http.MethodPatch {
-				if title, ok := x.conversationTitle(strings.TrimPrefix(x.Req.URL.Path, "/api/v1/user/conversations/")); ok {
+			if _, ok := isItem(x.Req.URL.Path, pathConversations); ok && x.Req.Method == http.MethodPatch {
+				if title, ok := x.conversationTitle(strings.TrimPrefix(x.Req.URL.Path, pathConversations+"/")); ok {
 					x.Note = title
 				}
 			}
@@ -170,13 +170,13 @@ var mutants = []Mutant{
 			}
 		}},
 	{Name: "messages-not-kept", Area: "conversations", Breaks: "inference in a conversation stores no messages",
-		Request: jsonRequest(http.MethodPost, "/api/v1/user/inference", func(_ *Exchange, body map[string]any) bool {
+		Request: jsonRequest(http.MethodPost, pathInference, func(_ *Exchange, body map[string]any) bool {
 			_, had := body["conversation_id"]
 			delete(body, "conversation_id")
 			return had
 		})},
 	{Name: "upload-counts-wrong", Area: "datasets", Breaks: "files_uploaded counts one file too many",
-		Answer: onOperation("POST", "/api/v1/user/dataset/upload", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation("POST", pathDatasetUpload, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				if n, ok := d["files_uploaded"].(json.Number); ok {
 					i, _ := n.Int64()
@@ -189,12 +189,12 @@ var mutants = []Mutant{
 	// becomes the one a delete gives.
 	{Name: "deleted-model-still-served", Area: "models", Breaks: "a deleted model is still served",
 		Request: func(x *Exchange) {
-			if _, ok := isItem(x.Req.URL.Path, "/api/v1/user/model"); ok && x.Req.Method == http.MethodDelete {
+			if _, ok := isItem(x.Req.URL.Path, pathModels); ok && x.Req.Method == http.MethodDelete {
 				x.Req.Method = http.MethodGet
 			}
 		},
 		Answer: func(x *Exchange, a *Answer) {
-			if _, ok := isItem(x.Client.URL.Path, "/api/v1/user/model"); !ok || x.Client.Method != http.MethodDelete || a.Status != http.StatusOK {
+			if _, ok := isItem(x.Client.URL.Path, pathModels); !ok || x.Client.Method != http.MethodDelete || a.Status != http.StatusOK {
 				return
 			}
 			v, _ := decode(a.Body)
@@ -250,7 +250,7 @@ var mutants = []Mutant{
 			}
 		})},
 	{Name: "evaluation-never-finishes", Area: "evaluations", Breaks: "a started evaluation never leaves running",
-		Answer: onPath("/api/v1/evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
 				if k == "status" && (x == "completed" || x == "failed") {
 					return "running"
@@ -302,7 +302,7 @@ var mutants = []Mutant{
 			}
 		}},
 	{Name: "valid-model-status-completed", Area: "variant", Valid: true, Breaks: `a trained model's status is "completed" (a value real clients accept)`,
-		Answer: onPath("/api/v1/user/model", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onPath(pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["status"] == "ready" && m["graph_status"] != nil {
 					m["status"] = "completed"

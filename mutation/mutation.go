@@ -1,8 +1,9 @@
 // Package mutation proves the conformance suite's power. It holds every
 // mutant (one deliberate contract violation: the suite must fail it) and
 // every valid variant (behaviour a conforming server may show: the suite
-// must pass it) as an HTTP wrapper around an unmodified mock, and the runner
-// that runs the suite against each of them (Run).
+// must pass it) as an HTTP wrapper around an unmodified mock; the mock puts
+// one in front of itself with --break NAME. The runner that runs the suite
+// against each of them is package mutation/runner (cmd/mutation).
 //
 // A mutant is built from three kinds of rewriter, all at the HTTP level, so
 // the mock itself knows nothing of mutation testing:

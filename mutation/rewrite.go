@@ -301,11 +301,11 @@ func (x *Exchange) askData(target string) (any, bool) {
 // conversation).
 func (x *Exchange) conversationTitle(id string) (string, bool) {
 	const page, maxPages = 100, 100
-	models, _ := x.askData("/api/v1/user/model")
+	models, _ := x.askData(pathModels)
 	list, _ := models.([]any)
 	for _, m := range list {
 		for p := range maxPages {
-			data, _ := x.askData(fmt.Sprintf("/api/v1/user/conversations?model_id=%v&limit=%d&offset=%d", dig(m, "id"), page, p*page))
+			data, _ := x.askData(fmt.Sprintf("%s?model_id=%v&limit=%d&offset=%d", pathConversations, dig(m, "id"), page, p*page))
 			convs, _ := data.([]any)
 			for _, c := range convs {
 				if dig(c, "id") == id {

@@ -61,11 +61,11 @@ func ExampleDescribe() {
 // Relax builds the declared view from the document: here a decided enum is
 // dropped and the seed's type is kept.
 func ExampleRelax() {
-	doc := []byte("type: string\nenum: [a, b]\nx-decision: {id: D-11, class: decided, relax: [enum]}\n")
+	doc := []byte("type: string\nenum: [a, b]\nx-decision: {row: D-11, class: decided, relax: [enum]}\n")
 	out, err := spec.Relax(doc)
 	fmt.Print(string(out), err, "\n")
 	// Output:
 	// type: string
-	// x-decision: {id: D-11, class: decided, relax: [enum]}
+	// x-decision: {row: D-11, class: decided, relax: [enum]}
 	// <nil>
 }

@@ -11,7 +11,10 @@ import (
 // Decision is one `x-decision` mark in the document: a place where the seed
 // says "not shown" and this contract chose. See DECISIONS.md.
 type Decision struct {
-	ID string `yaml:"id"`
+	// Row is the decision's row of DECISIONS.md ("D-15"). The key is not
+	// "id": JSON Schema tools (Redocly) read an "id" inside a schema as its
+	// identifier.
+	Row string `yaml:"row"`
 	// Class is "declared" or "decided".
 	Class string `yaml:"class"`
 	// Relax lists the schema keywords a non-strict check ignores ("*": all).

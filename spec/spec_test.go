@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestBothViewsLoadUnderBothLibraries(t *testing.T) {
@@ -393,6 +394,40 @@ func TestUploadsAreMultipartWithBinaryFiles(t *testing.T) {
 
 var decisionRow = regexp.MustCompile(`(?m)^\| (D-\d\d) \|.*\| (declared|decided)[^|]*\|$`)
 
+// TestDecisionMarksHaveOnlyTheirKeys: a mark is {row, class, relax}. An
+// "id" key would be read by JSON Schema tools (Redocly) as the schema's
+// identifier, and a misspelt key would leave the mark without its row.
+func TestDecisionMarksHaveOnlyTheirKeys(t *testing.T) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(Document, &root); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	walk(&root, "", func(path string, _ *yaml.Node, mark *yaml.Node) {
+		n++
+		if mark.Kind != yaml.MappingNode {
+			t.Errorf("%s: x-decision is not a mapping", path)
+			return
+		}
+		hasRow := false
+		for i := 0; i+1 < len(mark.Content); i += 2 {
+			switch k := mark.Content[i].Value; k {
+			case "row":
+				hasRow = mark.Content[i+1].Value != ""
+			case "class", "relax":
+			default:
+				t.Errorf("%s: x-decision has key %q; a mark is {row, class, relax}", path, k)
+			}
+		}
+		if !hasRow {
+			t.Errorf("%s: x-decision has no row", path)
+		}
+	})
+	if n < 20 {
+		t.Fatalf("found %d x-decision marks", n)
+	}
+}
+
 func TestEveryDecisionIsRecorded(t *testing.T) {
 	md, err := os.ReadFile("DECISIONS.md")
 	if err != nil {
@@ -411,9 +446,9 @@ func TestEveryDecisionIsRecorded(t *testing.T) {
 	}
 	used := map[string]bool{}
 	for _, d := range marks {
-		used[d.ID] = true
-		if !rows[d.ID] {
-			t.Errorf("%s: x-decision %s has no row in DECISIONS.md", d.Path, d.ID)
+		used[d.Row] = true
+		if !rows[d.Row] {
+			t.Errorf("%s: x-decision %s has no row in DECISIONS.md", d.Path, d.Row)
 		}
 		if d.Class != "declared" && d.Class != "decided" {
 			t.Errorf("%s: class %q", d.Path, d.Class)

@@ -1,33 +1,66 @@
 // Command conformance certifies a server against the API contract. It is a
-// thin wrapper over package contractkit/conformance: see --help, and the
-// exit statuses there (0 pass, 1 fail, 2 usage, 3 unreachable).
+// thin wrapper over package contractkit/conformance, which parses the flags
+// (conformance.ParseFlags) and runs the suite: see --help, and the exit
+// statuses there (0 pass, 1 fail, 2 usage, 3 unreachable).
 package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"contractkit/conformance"
 	"contractkit/internal/version"
 )
 
+// Exit statuses: the suite's own.
+const (
+	exitPass  = conformance.ExitPass
+	exitUsage = conformance.ExitUsage
+	// conformance.Run also returns conformance.ExitFail and
+	// conformance.ExitUnreachable.
+)
+
 func main() {
-	opts, err := conformance.ParseFlags(os.Args[1:], os.Getenv, os.Stdout)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(conformance.ExitPass)
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "conformance: %v\n(see --help)\n", err)
-		os.Exit(conformance.ExitUsage)
-	case opts.Version:
-		fmt.Println("conformance", version.Get())
-		os.Exit(conformance.ExitPass)
-	case opts.Clauses:
-		os.Exit(conformance.Clauses(os.Stdout))
-	case opts.List:
-		os.Exit(conformance.List(opts.Config, os.Stdout))
+	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(exitPass)
+		}
+		fmt.Fprintf(m.Stderr, "conformance: %v\n(see --help)\n", err)
+		os.Exit(exitUsage)
 	}
-	os.Exit(conformance.Run(opts.Config, os.Stdout))
+	os.Exit(m.Run())
+}
+
+// Main is the program: ParseFlags, then Run.
+type Main struct {
+	Stdout, Stderr io.Writer
+
+	opts conformance.Options
+}
+
+// ParseFlags reads args, then the environment for every flag not given
+// (conformance.ParseFlags; --help writes the usage to Stdout).
+func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
+	var err error
+	m.opts, err = conformance.ParseFlags(args, getenv, m.Stdout)
+	return err
+}
+
+// Run does what the flags ask (print the version, the clauses or the
+// checks, or run the suite) and returns the exit status.
+func (m *Main) Run() int {
+	switch {
+	case m.opts.Version:
+		fmt.Fprintln(m.Stdout, "conformance", version.Get())
+		return exitPass
+	case m.opts.Clauses:
+		return conformance.Clauses(m.Stdout)
+	case m.opts.List:
+		return conformance.List(m.opts.Config, m.Stdout)
+	}
+	return conformance.Run(m.opts.Config, m.Stdout)
 }

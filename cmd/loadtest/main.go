@@ -39,34 +39,51 @@ type config struct {
 	profileDir    string
 }
 
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == bareCommand {
 		if err := serveBare(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest bare server:", err)
-			os.Exit(1)
+			os.Exit(exitFail)
 		}
 		return
 	}
-	cfg, err := parseFlags(os.Args[1:], os.Getenv, os.Stderr)
-	if err != nil {
+	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
+			os.Exit(exitOK)
 		}
-		fmt.Fprintln(os.Stderr, "loadtest:", err)
-		os.Exit(2)
+		fmt.Fprintln(m.Stderr, "loadtest:", err)
+		os.Exit(exitUsage)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "loadtest:", err)
-		os.Exit(1)
+	err := m.Run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(m.Stderr, "loadtest:", err)
+		os.Exit(exitFail)
 	}
 }
 
-func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	var c config
+// Main is the program, reusable by tests: ParseFlags, then Run.
+type Main struct {
+	Stdout, Stderr io.Writer
+
+	cfg config
+}
+
+// ParseFlags reads args, then the environment (LOADTEST_<FLAG>) for every
+// flag not given.
+func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
+	c := &m.cfg
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(m.Stderr)
 	fs.StringVar(&c.mockBin, "mock-bin", "bin/mockserver", "the mock server `BINARY` to start (make build)")
 	fs.StringVar(&c.prismBin, "prism-bin", "tools/prism/node_modules/.bin/prism", "Prism 5 `BINARY` for the mock/Prism ratio; skipped when missing, \"none\" to skip")
 	fs.StringVar(&c.specPath, "spec", "spec/openapi.yaml", "the contract `FILE` Prism serves")
@@ -84,60 +101,44 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		return err
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := envflag.Apply(fs, envflag.Prefixed(envPrefix), getenv); err != nil {
-		return c, err
+		return err
 	}
 	if c.rounds < 1 || c.conns < 1 || c.streams < 1 || c.duration <= 0 || c.streamsWithin <= 0 {
-		return c, errors.New("--rounds, --conns, --streams, --duration and --streams-timeout must be positive")
+		return errors.New("--rounds, --conns, --streams, --duration and --streams-timeout must be positive")
 	}
-	for _, m := range strings.Split(c.modes, ",") {
-		switch m {
+	for _, mode := range strings.Split(c.modes, ",") {
+		switch mode {
 		case "ratio", "streams", "profile":
 		default:
-			return c, fmt.Errorf("--mode %q: ratio, streams or profile", m)
-		}
-	}
-	return c, nil
-}
-
-func run(ctx context.Context, cfg config, out io.Writer) error {
-	if limit, err := raiseFileLimit(); err != nil {
-		fmt.Fprintf(out, "open-file limit not raised (%d): %v\n", limit, err)
-	}
-	for _, m := range strings.Split(cfg.modes, ",") {
-		var err error
-		switch m {
-		case "ratio":
-			err = runRatio(ctx, cfg, out)
-		case "streams":
-			err = runStreams(ctx, cfg, out)
-		case "profile":
-			err = runProfile(ctx, cfg, out)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", m, err)
+			return fmt.Errorf("--mode %q: ratio, streams or profile", mode)
 		}
 	}
 	return nil
 }
 
-// raiseFileLimit lifts the soft open-file limit to the hard one: the
-// streams mode holds one socket per stream.
-func raiseFileLimit() (uint64, error) {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return 0, err
-	}
-	if l.Cur < l.Max {
-		l.Cur = l.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-			return 0, err
+// Run measures each mode in turn, printing to Stdout. (The open-file limit
+// streams mode needs is raised by Go itself at start-up, here and in the
+// mock, since Go 1.19.)
+func (m *Main) Run(ctx context.Context) error {
+	for _, mode := range strings.Split(m.cfg.modes, ",") {
+		var err error
+		switch mode {
+		case "ratio":
+			err = runRatio(ctx, m.cfg, m.Stdout)
+		case "streams":
+			err = runStreams(ctx, m.cfg, m.Stdout)
+		case "profile":
+			err = runProfile(ctx, m.cfg, m.Stdout)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", mode, err)
 		}
 	}
-	return l.Cur, nil
+	return nil
 }

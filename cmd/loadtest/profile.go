@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -16,19 +18,19 @@ import (
 // runProfile loads the mock with each scenario while its --pprof listener
 // records a CPU profile, then saves the alloc profile of the same run.
 func runProfile(ctx context.Context, cfg config, out io.Writer) error {
-	paddr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	mock, err := startMock(ctx, cfg, "--pprof", paddr)
+	mock, err := startMock(ctx, cfg, "--pprof", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	defer mock.stop()
+	paddr, err := pprofAddr(mock.Printed)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
 		return err
 	}
-	modelID, err := readyModel(mock.addr)
+	modelID, err := readyModel(mock.Addr)
 	if err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		cpu := filepath.Join(cfg.profileDir, "cpu-"+slug+".pprof")
 		errc := make(chan error, 1)
 		go func() { errc <- save(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", paddr, secs), cpu) }()
-		res := loadgen.Hammer(mock.addr, sc.request(mock.addr), cfg.conns, time.Duration(secs)*time.Second)
+		res := loadgen.Hammer(mock.Addr, sc.request(mock.Addr), cfg.conns, time.Duration(secs)*time.Second)
 		if err := <-errc; err != nil {
 			return err
 		}
@@ -78,4 +80,19 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		fmt.Fprintf(out, "%s: %d requests (%.0f req/s, %d failed) -> %s, %s (diff against %s)\n", sc.name, res.OK, res.Rate(), res.Failed, cpu, allocs, base)
 	}
 	return nil
+}
+
+// pprofLine is what the mock prints, before it listens, once its pprof
+// listener is up.
+var pprofLine = regexp.MustCompile(`^pprof on http://(\S+)/debug/pprof/`)
+
+// pprofAddr finds the pprof listener's address among the lines the mock
+// printed.
+func pprofAddr(printed []string) (string, error) {
+	for _, line := range printed {
+		if g := pprofLine.FindStringSubmatch(line); g != nil {
+			return g[1], nil
+		}
+	}
+	return "", errors.New("the mock printed no pprof address")
 }

@@ -62,7 +62,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "Prism not measured (--prism-bin %s; to install: cd tools/prism && npm ci)\n", cfg.prismBin)
 	}
-	modelID, err := readyModel(mock.addr)
+	modelID, err := readyModel(mock.Addr)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 		"the mock's account is reset to its fixtures before each of its rounds\n",
 		cfg.rounds, cfg.duration, cfg.conns, cfg.logLevel)
 	for _, sc := range scenarios(modelID) {
-		answer, err := capture(mock.addr, sc.method, sc.path, sc.body)
+		answer, err := capture(mock.Addr, sc.method, sc.path, sc.body)
 		if err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 		rates := map[string][]float64{}
 		cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
 		for _, t := range targets {   // warm up: connections, caches, JIT (Prism)
-			loadgen.Hammer(t.addr, sc.request(t.addr), cfg.conns, time.Second)
+			loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, time.Second)
 		}
 		for r := range cfg.rounds {
 			order := slices.Clone(targets)
@@ -98,19 +98,19 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 					return ctx.Err()
 				}
 				if t == mock {
-					if err := resetMock(mock.addr); err != nil {
+					if err := resetMock(mock.Addr); err != nil {
 						stopBare()
 						return err
 					}
 				}
-				before, cpuErr := cpuTime(t.pid())
-				res := loadgen.Hammer(t.addr, sc.request(t.addr), cfg.conns, cfg.duration)
+				before, cpuErr := cpuTime(t.Pid())
+				res := loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, cfg.duration)
 				if res.OK == 0 || res.Failed > 0 {
 					stopBare()
 					return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.OK, res.Failed, res.FirstErr)
 				}
 				rates[t.name] = append(rates[t.name], res.Rate())
-				if after, err := cpuTime(t.pid()); err == nil && cpuErr == nil {
+				if after, err := cpuTime(t.Pid()); err == nil && cpuErr == nil {
 					cpu[t.name] = append(cpu[t.name], float64((after-before).Microseconds())/float64(res.OK))
 				}
 			}

@@ -13,8 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
+
+	"contractkit/internal/childserver"
 )
 
 // apiKey is the key the measured mock accepts.
@@ -27,78 +30,42 @@ const bareCommand = "bare-server"
 // proc is a server this command started.
 type proc struct {
 	name string
-	addr string
-	cmd  *exec.Cmd
+	*childserver.Server
 }
 
-// stop ends the process this command started (by its own handle).
-func (p *proc) stop() {
-	if p == nil || p.cmd.Process == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
-}
+// stop ends the server: an interrupt, then a kill after 10 seconds.
+func (p *proc) stop() { p.Stop(10 * time.Second) }
 
-func (p *proc) pid() int { return p.cmd.Process.Pid }
+// listening matches the line each server prints once it listens: the mock
+// ("mockserver listening on http://ADDR (...)"), the bare server and
+// Prism ("Prism is listening on http://ADDR").
+var listening = regexp.MustCompile(`listening on http://(\S+)`)
 
-// freeAddr picks a free port on 127.0.0.1 for a child server.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// start runs a server told to listen on port 0 and reads back the address
+// it prints (internal/childserver); its standard error goes to /dev/null:
+// the log is not measured here.
+func start(ctx context.Context, name string, args []string) (*proc, error) {
+	devNull, err := os.Open(os.DevNull)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-// start runs a server and waits until ready answers (bounded).
-func start(ctx context.Context, name string, args []string, ready func(addr string) bool, addr string) (*proc, error) {
+	defer devNull.Close() // the child has its own copy once started
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = nil, nil // /dev/null: the log is not measured here
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", name, err)
+	cmd.Stderr = devNull
+	s, err := childserver.Start(ctx, name, cmd, listening, 60*time.Second)
+	if err != nil {
+		return nil, err
 	}
-	p := &proc{name: name, addr: addr, cmd: cmd}
-	deadline := time.Now().Add(60 * time.Second)
-	for !ready(addr) {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			p.stop()
-			return nil, fmt.Errorf("%s did not become ready on %s", name, addr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return p, nil
+	return &proc{name: name, Server: s}, nil
 }
 
 var setupClient = &http.Client{Timeout: 30 * time.Second}
 
-func healthy(path string) func(addr string) bool {
-	return func(addr string) bool {
-		resp, err := setupClient.Get("http://" + addr + path)
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return true
-	}
-}
-
-// startMock runs the mock binary on a free port with extra flags.
+// startMock runs the mock binary on a port the system picks, with extra
+// flags.
 func startMock(ctx context.Context, cfg config, extra ...string) (*proc, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	args := append([]string{cfg.mockBin, "--addr", addr, "--api-key", apiKey, "--log-level", cfg.logLevel, "--train-duration", "0"}, extra...)
-	return start(ctx, "mock", args, healthy("/healthz"), addr)
+	args := append([]string{cfg.mockBin, "--addr", "127.0.0.1:0", "--api-key", apiKey, "--log-level", cfg.logLevel, "--train-duration", "0"}, extra...)
+	return start(ctx, "mock", args)
 }
 
 // startPrism runs Prism 5 on the contract, or returns nil when it is not
@@ -110,13 +77,7 @@ func startPrism(ctx context.Context, cfg config) (*proc, error) {
 	if _, err := os.Stat(cfg.prismBin); err != nil {
 		return nil, nil
 	}
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	_, port, _ := net.SplitHostPort(addr)
-	args := []string{cfg.prismBin, "mock", cfg.specPath, "-h", "127.0.0.1", "-p", port}
-	return start(ctx, "Prism", args, healthy("/openapi-loadtest-ready"), addr)
+	return start(ctx, "Prism", []string{cfg.prismBin, "mock", cfg.specPath, "-h", "127.0.0.1", "-p", "0"})
 }
 
 // canned is the answer the bare server repeats: the mock's own answer.
@@ -173,12 +134,7 @@ func startBare(ctx context.Context, c canned) (*proc, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	addr, err := freeAddr()
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	p, err := start(ctx, "bare", []string{self, bareCommand, "--addr", addr, "--answer", f.Name()}, healthy("/"), addr)
+	p, err := start(ctx, "bare", []string{self, bareCommand, "--answer", f.Name()})
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -211,8 +167,13 @@ func serveBare(args []string) error {
 		w.WriteHeader(c.Status)
 		_, _ = w.Write(c.Body)
 	}
-	srv := &http.Server{Addr: *addr, Handler: http.HandlerFunc(h), ReadHeaderTimeout: 10 * time.Second}
-	err = srv.ListenAndServe()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("bare server listening on http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: http.HandlerFunc(h), ReadHeaderTimeout: 10 * time.Second}
+	err = srv.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}

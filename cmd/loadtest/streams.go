@@ -26,22 +26,22 @@ func runStreams(ctx context.Context, cfg config, out io.Writer) error {
 		return err
 	}
 	defer mock.stop()
-	modelID, err := readyModel(mock.addr)
+	modelID, err := readyModel(mock.Addr)
 	if err != nil {
 		return err
 	}
 	body := []byte(`{"query":"What is the standard warranty period and what does it cover?","model_id":` +
 		strconv.FormatInt(modelID, 10) + `,"response_length_preference":"detailed"}`)
-	req := loadgen.NewRequest("inference", "POST", mock.addr, "/api/v1/user/inference",
+	req := loadgen.NewRequest("inference", "POST", mock.Addr, "/api/v1/user/inference",
 		map[string]string{"Authorization": "Bearer " + apiKey, "Content-Type": "application/json", "Accept": "text/event-stream"}, body).Raw
 
 	deadline := time.Now().Add(cfg.streamsWithin)
 	warm := time.Now()
-	if err := oneStream(mock.addr, req, deadline, nil); err != nil { // warm up, and time one stream
+	if err := oneStream(mock.Addr, req, deadline, nil); err != nil { // warm up, and time one stream
 		return fmt.Errorf("a first stream: %w", err)
 	}
 	one := time.Since(warm)
-	before, err := rssKB(mock.pid())
+	before, err := rssKB(mock.Pid())
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func runStreams(ctx context.Context, cfg config, out io.Writer) error {
 	startAll := time.Now()
 	for range cfg.streams {
 		wg.Go(func() {
-			err := oneStream(mock.addr, req, deadline, func(opened bool) {
+			err := oneStream(mock.Addr, req, deadline, func(opened bool) {
 				if opened {
 					<-sem
 					n := open.Add(1)
@@ -87,7 +87,7 @@ func runStreams(ctx context.Context, cfg config, out io.Writer) error {
 				return
 			case <-t.C:
 				n := open.Load()
-				kb, err := rssKB(mock.pid())
+				kb, err := rssKB(mock.Pid())
 				if err != nil {
 					continue
 				}

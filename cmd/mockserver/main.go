@@ -26,14 +26,21 @@ import (
 	"contractkit/mutation"
 )
 
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the server could not start, or failed
+	exitUsage = 2
+)
+
 func main() {
 	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
+			os.Exit(exitOK)
 		}
 		fmt.Fprintln(os.Stderr, "mockserver:", err)
-		os.Exit(2)
+		os.Exit(exitUsage)
 	}
 	if m.showVersion {
 		fmt.Fprintln(m.Stdout, "mockserver", version.Get())
@@ -47,7 +54,7 @@ func main() {
 	defer stop()
 	if err := m.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "mockserver:", err)
-		os.Exit(1)
+		os.Exit(exitFail)
 	}
 }
 
@@ -169,9 +176,8 @@ func (m *Main) Run(ctx context.Context) error {
 	defer logOut.Close()
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	m.cfg.Logger = log
-	if limit, err := raiseFileLimit(); err != nil {
-		log.Warn("open-file limit not raised", "limit", limit, "error", err)
-	}
+	// Every open stream holds a socket: Go itself lifts the soft open-file
+	// limit to the hard one at start-up (since Go 1.19).
 	switch m.fixtures {
 	case "none":
 	case "default", "":

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"syscall"
 	"time"
 )
 
@@ -42,24 +40,4 @@ func checkLoopback(addr string) error {
 		return fmt.Errorf("--pprof %q: only a loopback address is allowed (e.g. 127.0.0.1:6060)", addr)
 	}
 	return nil
-}
-
-// raiseFileLimit lifts the soft limit on open files to the hard limit: every
-// open stream holds a socket, and the usual soft limit (1024) would refuse
-// connections long before memory or CPU run out. It returns the limit in
-// force afterwards; where the system refuses, the soft limit stays.
-func raiseFileLimit() (uint64, error) {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return 0, err
-	}
-	if l.Cur >= l.Max {
-		return l.Cur, nil
-	}
-	soft := l.Cur
-	l.Cur = l.Max
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return soft, errors.Join(errors.New("raising the open-file limit"), err)
-	}
-	return l.Cur, nil
 }

@@ -65,16 +65,15 @@ func TestPprofServesOnItsOwnListenerOnly(t *testing.T) {
 	client.CloseIdleConnections()
 }
 
-func TestRaiseFileLimitReachesTheHardLimit(t *testing.T) {
-	got, err := raiseFileLimit()
-	if err != nil {
-		t.Skipf("the system refused (%v): nothing to check", err)
-	}
+// TestGoRaisedTheOpenFileLimit: the mock holds a socket per open stream
+// and relies on Go lifting the soft open-file limit to the hard one at
+// start-up (Go 1.19 and later), as it did in this test binary.
+func TestGoRaisedTheOpenFileLimit(t *testing.T) {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 		t.Fatal(err)
 	}
-	if l.Cur != l.Max || got != l.Cur {
-		t.Errorf("soft limit %d (returned %d), want the hard limit %d", l.Cur, got, l.Max)
+	if l.Cur != l.Max {
+		t.Errorf("soft limit %d, want the hard limit %d", l.Cur, l.Max)
 	}
 }

@@ -2,17 +2,19 @@
 // against the mock once unbroken (baseline), once per mutant (each breaks
 // exactly one rule: the suite must fail it) and once per valid variant (each
 // shows behaviour a conforming server may show: the suite must pass it), and
-// prints the score. The work is package contractkit/mutation's Run.
+// prints the score. The work is package contractkit/mutation/runner's Run.
 //
-// Exit status: 0 every run as expected; 1 the baseline failed, a mutant
-// survived, a variant failed, a run gave no verdict or the report could not
-// be written; 2 a usage error.
+// Exit status: exitOK (0) every run as expected; exitFail (1) the baseline
+// failed, a mutant survived, a variant failed, a run gave no verdict or the
+// report could not be written; exitUsage (2) a usage error.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"regexp"
@@ -21,56 +23,93 @@ import (
 	"time"
 
 	"contractkit/internal/envflag"
-	"contractkit/mutation"
+	"contractkit/mutation/runner"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Getenv))
+	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(exitOK)
+		}
+		fmt.Fprintln(m.Stderr, "mutation:", err)
+		os.Exit(exitUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := m.Run(ctx)
+	stop()
+	switch {
+	case errors.Is(err, errNotAsExpected):
+		os.Exit(exitFail) // the table says which
+	case err != nil:
+		fmt.Fprintln(m.Stderr, "mutation:", err)
+		os.Exit(exitFail)
+	}
 }
 
-func run(args []string, getenv func(string) string) int {
-	var (
-		cfg  mutation.Config
-		only string
-	)
+// Main is the program, reusable by tests: ParseFlags, then Run.
+type Main struct {
+	Stdout, Stderr io.Writer
+
+	cfg runner.Config
+}
+
+// errNotAsExpected is Run's verdict when a run was not as it must be.
+var errNotAsExpected = errors.New("not every run was as expected")
+
+// ParseFlags reads args, then the environment (MUTATION_<FLAG>) for every
+// flag not given.
+func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
+	var only string
 	fs := flag.NewFlagSet("mutation", flag.ContinueOnError)
-	fs.StringVar(&cfg.Bin, "bin", "bin", "`DIR` holding the mockserver and conformance binaries (make build)")
-	fs.IntVar(&cfg.Workers, "workers", max(3, runtime.NumCPU()+1), "runs in parallel")
+	fs.SetOutput(m.Stderr)
+	fs.StringVar(&m.cfg.Bin, "bin", "bin", "`DIR` holding the mockserver and conformance binaries (make build)")
+	fs.IntVar(&m.cfg.Workers, "workers", max(3, runtime.NumCPU()+1), "runs in parallel")
 	fs.StringVar(&only, "only", "", "run only mutants whose name matches `REGEX`")
-	fs.StringVar(&cfg.Report, "report", "reports/mutation.md", "write the result table to `FILE` (Markdown)")
-	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "the suite's --timeout for each run")
+	fs.StringVar(&m.cfg.Report, "report", "reports/mutation.md", "write the result table to `FILE` (Markdown)")
+	fs.DurationVar(&m.cfg.Timeout, "timeout", 10*time.Second, "the suite's --timeout for each run")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mutation [flags]\n\nRuns the conformance suite against every mutant and valid variant of the mock.\nEvery flag can also be set by MUTATION_<FLAG>.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := envflag.Apply(fs, envflag.Prefixed("MUTATION_"), getenv); err != nil {
-		fmt.Fprintln(os.Stderr, "mutation:", err)
-		return 2
+		return err
 	}
 	if only != "" {
 		re, err := regexp.Compile(only)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "mutation: --only:", err)
-			return 2
+			return fmt.Errorf("--only: %w", err)
 		}
-		cfg.Only = re
+		m.cfg.Only = re
 	}
-	cfg.Out = os.Stdout
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	results, err := mutation.Run(ctx, cfg)
+	return nil
+}
+
+// Run runs the suite against the baseline and every selected mutant,
+// printing each run and the table to Stdout. It returns errNotAsExpected
+// when a run was not as it must be, another error when the runner itself
+// failed (the report could not be written).
+func (m *Main) Run(ctx context.Context) error {
+	m.cfg.Out = m.Stdout
+	results, err := runner.Run(ctx, m.cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mutation:", err)
-		return 1
+		return err
 	}
-	if !mutation.AllOK(results) {
-		return 1
+	if !runner.AllOK(results) {
+		return errNotAsExpected
 	}
-	return 0
+	return nil
 }

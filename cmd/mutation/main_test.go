@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,30 +13,40 @@ import (
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-func TestUsageErrorsExit2(t *testing.T) {
+func TestUsageErrors(t *testing.T) {
 	for name, tc := range map[string]struct {
 		args []string
 		env  map[string]string
 	}{
 		"bad --only":        {args: []string{"--only", "("}},
 		"unknown flag":      {args: []string{"--port", "1"}},
+		"an argument":       {args: []string{"extra"}},
 		"bad env workers":   {env: map[string]string{"MUTATION_WORKERS": "many"}},
 		"bad env only":      {env: map[string]string{"MUTATION_ONLY": "["}},
 		"bad timeout value": {args: []string{"--timeout", "soon"}},
 	} {
-		if got := run(tc.args, env(tc.env)); got != 2 {
-			t.Errorf("%s: exit %d, want 2", name, got)
+		m := &Main{Stdout: io.Discard, Stderr: io.Discard}
+		if err := m.ParseFlags(tc.args, env(tc.env)); err == nil || errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s: got %v, want a usage error", name, err)
 		}
+	}
+	m := &Main{Stdout: io.Discard, Stderr: io.Discard}
+	if err := m.ParseFlags([]string{"--help"}, env(nil)); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("--help: got %v, want flag.ErrHelp", err)
 	}
 }
 
-// TestARunWithoutVerdictExits1: binaries that are missing give the
+// TestARunWithoutVerdictFails: binaries that are missing give the
 // baseline no verdict, which fails the run and still writes the report.
-func TestARunWithoutVerdictExits1(t *testing.T) {
+func TestARunWithoutVerdictFails(t *testing.T) {
 	dir := t.TempDir()
 	report := filepath.Join(dir, "mutation.md")
-	if got := run([]string{"--bin", filepath.Join(dir, "none"), "--only", "^$", "--report", report}, env(nil)); got != 1 {
-		t.Errorf("exit %d, want 1", got)
+	m := &Main{Stdout: io.Discard, Stderr: io.Discard}
+	if err := m.ParseFlags([]string{"--bin", filepath.Join(dir, "none"), "--only", "^$", "--report", report}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); !errors.Is(err, errNotAsExpected) {
+		t.Errorf("got %v, want errNotAsExpected", err)
 	}
 	b, err := os.ReadFile(report)
 	if err != nil || !strings.Contains(string(b), "(baseline)") || !strings.Contains(string(b), "error: mockserver") {

@@ -1,4 +1,4 @@
-package mutation
+package runner
 
 import (
 	"encoding/json"

@@ -1,7 +1,13 @@
-package mutation
+// Package runner proves the conformance suite's power with the wrappers of
+// package mutation: it starts the mock once unbroken (the baseline) and once
+// per mutant and valid variant (mockserver --break NAME), runs the suite
+// against each, and reads each verdict from the suite's JSON report (Run).
+// It is cmd/mutation's work; it lives apart from the wrappers so that the
+// mock, which links them for --break, does not link the suite's report
+// types (Ginkgo).
+package runner
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +20,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"contractkit/internal/childserver"
+	"contractkit/mutation"
 )
 
 // Config configures Run.
@@ -33,7 +42,7 @@ type Config struct {
 	// RunTimeout bounds one whole run, mock and suite (default 5m).
 	RunTimeout time.Duration
 	// Mutants are run after the baseline; nil runs List().
-	Mutants []Mutant
+	Mutants []mutation.Mutant
 	// Out gets a line per finished run, then the table.
 	Out io.Writer
 }
@@ -41,7 +50,7 @@ type Config struct {
 // Result is one run of the suite against one mutant (or the baseline, the
 // unnamed one).
 type Result struct {
-	Mutant
+	mutation.Mutant
 	// Passed reports the suite's verdict, read from its JSON report; it
 	// means nothing when Err is set.
 	Passed bool
@@ -96,7 +105,7 @@ const keyA, keyB = "mutation-key-a", "mutation-key-b"
 // be written); a run that gives no verdict is a Result with Err.
 func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	cfg.defaults()
-	jobs := []Mutant{{Area: "baseline", Breaks: "nothing: the mock as it is", Valid: true}}
+	jobs := []mutation.Mutant{{Area: "baseline", Breaks: "nothing: the mock as it is", Valid: true}}
 	for _, m := range cfg.Mutants {
 		if cfg.Only == nil || cfg.Only.MatchString(m.Name) {
 			jobs = append(jobs, m)
@@ -150,7 +159,7 @@ func (cfg *Config) defaults() {
 		cfg.RunTimeout = 5 * time.Minute
 	}
 	if cfg.Mutants == nil {
-		cfg.Mutants = List()
+		cfg.Mutants = mutation.List()
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
@@ -166,7 +175,7 @@ func label(r Result) string {
 
 // runOne starts the mock with one mutant on a port the system picks, and
 // runs the suite against it with two accounts.
-func (cfg Config) runOne(ctx context.Context, m Mutant) (res Result) {
+func (cfg Config) runOne(ctx context.Context, m mutation.Mutant) (res Result) {
 	res.Mutant = m
 	begin := time.Now()
 	defer func() { res.Duration = time.Since(begin) }()
@@ -177,7 +186,7 @@ func (cfg Config) runOne(ctx context.Context, m Mutant) (res Result) {
 		res.Err = err
 		return res
 	}
-	defer mock.stop()
+	defer mock.Kill()
 	res.Passed, res.Failures, res.Err = cfg.runSuite(ctx, mock, m)
 	return res
 }
@@ -194,85 +203,36 @@ func hermetic(extra ...string) []string {
 	return append(env, extra...)
 }
 
-// mock is a running mockserver.
-type mock struct {
-	cmd    *exec.Cmd
-	addr   string
-	stderr *tail
-	exited chan struct{} // closed when the process has ended
-	err    error         // Wait's result, set before exited is closed
-}
-
+// listening is the line the mock prints once it listens.
 var listening = regexp.MustCompile(`^mockserver listening on http://(\S+)`)
 
 // startMock starts the mock on 127.0.0.1:0 and reads back, from the line it
-// prints, the address the system gave it: no port is guessed, so no run can
-// take another's.
-func startMock(ctx context.Context, cfg Config, name string) (*mock, error) {
+// prints, the address the system gave it (internal/childserver): no port is
+// guessed, so no run can take another's.
+func startMock(ctx context.Context, cfg Config, name string) (*childserver.Server, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(cfg.Bin, "mockserver"), "--addr", "127.0.0.1:0", "--break", name,
 		"--train-duration", "1s", "--eval-duration", "3s", "--token-interval", "2ms", "--log-level", "error")
 	cmd.Env = hermetic("MOCK_API_KEY=" + keyA + "," + keyB)
-	pr, pw := io.Pipe()
-	m := &mock{cmd: cmd, stderr: &tail{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = pw, m.stderr
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("mockserver: %w", err)
-	}
-	go func() {
-		m.err = cmd.Wait()
-		pw.Close()
-		close(m.exited)
-	}()
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		found := false
-		for sc.Scan() {
-			if g := listening.FindStringSubmatch(sc.Text()); g != nil && !found {
-				found = true
-				addr <- g[1]
-			}
-		}
-		_, _ = io.Copy(io.Discard, pr) // a line too long for the scanner: keep the mock unblocked
-	}()
-	timer := time.NewTimer(cfg.StartTimeout)
-	defer timer.Stop()
-	select {
-	case m.addr = <-addr:
-		return m, nil
-	case <-m.exited:
-		return nil, fmt.Errorf("mockserver exited before listening (%v): %s", m.err, m.stderr.last())
-	case <-timer.C:
-		m.stop()
-		return nil, fmt.Errorf("mockserver printed no address within %s: %s", cfg.StartTimeout, m.stderr.last())
-	case <-ctx.Done():
-		m.stop()
-		return nil, fmt.Errorf("mockserver did not start: %w", ctx.Err())
-	}
-}
-
-func (m *mock) stop() {
-	_ = m.cmd.Process.Kill() // already gone is fine
-	<-m.exited
+	return childserver.Start(ctx, "mockserver", cmd, listening, cfg.StartTimeout)
 }
 
 // runSuite runs the suite against m and reads its verdict from its JSON
 // report, checked against its exit status.
-func (cfg Config) runSuite(ctx context.Context, m *mock, mu Mutant) (bool, []string, error) {
+func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (bool, []string, error) {
 	dir, err := os.MkdirTemp("", "mutation-")
 	if err != nil {
 		return false, nil, err
 	}
 	defer os.RemoveAll(dir)
 	report := filepath.Join(dir, "report.json")
-	args := []string{"--base-url", "http://" + m.addr, "--timeout", cfg.Timeout.String(), "--json", report}
+	args := []string{"--base-url", "http://" + m.Addr, "--timeout", cfg.Timeout.String(), "--json", report}
 	if mu.Decided != "" {
 		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(cfg.Bin, "conformance"), args...)
 	cmd.Env = hermetic("CONFORMANCE_API_KEY="+keyA, "CONFORMANCE_API_KEY_2="+keyB)
-	out := &tail{}
+	out := &childserver.Tail{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
@@ -285,12 +245,12 @@ func (cfg Config) runSuite(ctx context.Context, m *mock, mu Mutant) (bool, []str
 		return false, nil, fmt.Errorf("conformance: %w", err)
 	}
 	select {
-	case <-m.exited: // a verdict on a dead mock says nothing of the mutant
-		return false, nil, fmt.Errorf("mockserver exited during the run (%v): %s", m.err, m.stderr.last())
+	case <-m.Exited(): // a verdict on a dead mock says nothing of the mutant
+		return false, nil, fmt.Errorf("mockserver exited during the run (%v): %s", m.Err(), m.LastError())
 	default:
 	}
 	if exit != 0 && exit != 1 {
-		return false, nil, fmt.Errorf("conformance exited %d: %s", exit, out.last())
+		return false, nil, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
 	}
 	passed, failures, err := readReport(report)
 	switch {
@@ -300,33 +260,4 @@ func (cfg Config) runSuite(ctx context.Context, m *mock, mu Mutant) (bool, []str
 		return false, failures, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
 	}
 	return passed, failures, nil
-}
-
-// tail keeps the end of a process's output, for error messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 4 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(p), nil
-}
-
-// last is the last non-empty line written.
-func (t *tail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	if s := lines[len(lines)-1]; s != "" {
-		return s
-	}
-	return "(no output)"
 }

@@ -1,4 +1,4 @@
-package mutation
+package runner
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"contractkit/mutation"
 )
 
 // TestMain lets the test binary stand in for the runner's two programs:
@@ -140,7 +142,7 @@ func TestRunJudgesMutantsAndVariants(t *testing.T) {
 	t.Setenv("MOCK_BREAK", "m-caught") // the runs must not inherit it
 	report := filepath.Join(t.TempDir(), "out", "mutation.md")
 	var out strings.Builder
-	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: report, Out: &out, Workers: 2, Mutants: []Mutant{
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: report, Out: &out, Workers: 2, Mutants: []mutation.Mutant{
 		{Name: "m-caught", Area: "a", Breaks: "is caught"},
 		{Name: "m-survives", Area: "a", Breaks: "survives"},
 		{Name: "m-decided", Area: "a", Breaks: "breaks a decided rule", Decided: "D-01"},
@@ -190,7 +192,7 @@ func TestRunJudgesMutantsAndVariants(t *testing.T) {
 }
 
 func TestRunAllOKAndOnly(t *testing.T) {
-	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Only: regexp.MustCompile("caught|valid"), Mutants: []Mutant{
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Only: regexp.MustCompile("caught|valid"), Mutants: []mutation.Mutant{
 		{Name: "m-caught"}, {Name: "m-survives"}, {Name: "valid-passes", Valid: true},
 	}})
 	if err != nil {
@@ -207,13 +209,13 @@ func TestRunSurfacesEveryError(t *testing.T) {
 	// The fakes are this test binary started again, slow on a loaded machine
 	// (and under -race): they get the default start timeout. Only the mock
 	// that never prints an address is run with a short one, which it spends.
-	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Mutants: []Mutant{
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Mutants: []mutation.Mutant{
 		{Name: "m-wont-start"}, {Name: "m-no-report"}, {Name: "m-disagree"}, {Name: "m-mock-dies"},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	silent, err := Run(context.Background(), Config{Bin: fakeBin(t), StartTimeout: time.Second, Mutants: []Mutant{{Name: "m-silent"}}})
+	silent, err := Run(context.Background(), Config{Bin: fakeBin(t), StartTimeout: time.Second, Mutants: []mutation.Mutant{{Name: "m-silent"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestRunFailsWhenTheReportCannotBeWritten(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: filepath.Join(file, "mutation.md"), Mutants: []Mutant{}})
+	_, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: filepath.Join(file, "mutation.md"), Mutants: []mutation.Mutant{}})
 	if err == nil {
 		t.Fatal("Run got no error for a report under a regular file")
 	}

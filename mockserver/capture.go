@@ -1,0 +1,77 @@
+package mockserver
+
+import (
+	"net/http"
+	"strings"
+)
+
+// journalWriter passes every write through at once (a stream is never held
+// back) and keeps a bounded copy: the body of a JSON answer, the chunks of
+// an event stream (one write of the stream is one event). Flushes reach the
+// real writer through Unwrap (http.ResponseController).
+type journalWriter struct {
+	http.ResponseWriter
+	status     int
+	headers    http.Header
+	stream     bool
+	body       strings.Builder // String() shares the bytes: no copy per entry
+	size       int64
+	truncated  bool
+	chunks     chunkLog // front-coded while the stream is open
+	chunkCount int
+}
+
+func (w *journalWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+		// Kept, not cloned: net/http snapshots the map itself when the
+		// status is written, and the mock's handlers set no header after it,
+		// so this is what was sent.
+		w.headers = w.Header()
+		w.stream = mediaType(w.headers.Get("Content-Type")) == "text/event-stream"
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *journalWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.size += int64(n)
+	switch {
+	case w.stream:
+		w.chunkCount++
+		if w.chunks.n < journalChunks && w.chunks.size+n <= journalBodyBytes {
+			w.chunks.add(p[:n])
+		} else {
+			w.truncated = true
+		}
+	case w.body.Len() < journalBodyBytes:
+		keep := min(n, journalBodyBytes-w.body.Len())
+		w.body.Write(p[:keep])
+		w.truncated = w.truncated || keep < n
+	default:
+		w.truncated = true
+	}
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach Flush on the real writer.
+func (w *journalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *journalWriter) message() journalMessage {
+	h := w.headers
+	if h == nil {
+		h = w.Header().Clone()
+	}
+	m := journalMessage{Headers: h, BodySize: w.size, BodyTruncated: w.truncated}
+	if w.stream {
+		log := w.chunks
+		log.prev = nil // only needed while chunks are added
+		m.Stream = &journalStream{log: log, ChunkCount: w.chunkCount, Truncated: w.truncated}
+		return m
+	}
+	m.Body = w.body.String()
+	return m
+}

@@ -1,0 +1,73 @@
+package mockserver
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// journaled serves an authenticated /api/v1 request through api and records
+// it in the account's journal. (A request without a valid key belongs to no
+// account and is not recorded.) The key itself is never stored: the
+// Authorization header is masked and the curl command names $API_KEY.
+func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account string) {
+	start := time.Now()
+	at := s.cfg.Clock.Now()
+	rb := newJournalBody(r)
+	if rb != nil {
+		r = r.WithContext(r.Context()) // a shallow copy: the caller's request keeps its body
+		r.Body = rb
+	}
+	jw := &journalWriter{ResponseWriter: w}
+	// Deferred, so a stream cut on purpose (a panic of http.ErrAbortHandler)
+	// is recorded too; the panic goes on.
+	defer func() {
+		e := &journalEntry{
+			Time: at.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+			Status: jw.status, DurationMS: float64(time.Since(start).Microseconds()) / 1000,
+			Request:  journalMessage{Headers: maskHeaders(r.Header)},
+			Response: jw.message(),
+			host:     r.Host, tls: r.TLS != nil,
+		}
+		if rb != nil {
+			rb.finish(r)
+			e.Request.Body, e.Request.BodySize, e.Request.BodyTruncated = rb.summary()
+			if rb.pw != nil {
+				e.multipart = nonNilParts(rb.parts)
+			}
+		}
+		s.journal.add(account, e)
+	}()
+	s.api(jw, r, account, nil)
+}
+
+// nonNilParts marks a multipart body without parts as multipart still.
+func nonNilParts(p []journalPart) []journalPart {
+	if p == nil {
+		return []journalPart{}
+	}
+	return p
+}
+
+// masked is what the journal shows in place of a credential.
+const masked = "****"
+
+// maskHeaders copies h with credentials masked: the scheme stays, the
+// secret becomes masked.
+func maskHeaders(h http.Header) http.Header {
+	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+		vs := out.Values(name)
+		for i, v := range vs {
+			if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok && name != "Cookie" {
+				vs[i] = scheme + " " + masked
+			} else {
+				vs[i] = masked
+			}
+		}
+	}
+	return out
+}
