@@ -22,7 +22,7 @@ var explored = []Mutant{
 	{Name: "stored-evaluation-description-update-lost", Area: "explore", Explore: true,
 		Breaks: "an evaluation update answers the new description but keeps the old one",
 		Request: jsonRequest(http.MethodPut, "", func(x *Exchange, body map[string]any) bool {
-			if _, ok := isItem(x.Req.URL.Path, "/api/v1/evaluations"); !ok {
+			if _, ok := isItem(x.Req.URL.Path, pathEvaluations); !ok {
 				return false
 			}
 			d, ok := body["description"]
@@ -35,7 +35,7 @@ var explored = []Mutant{
 		Answer: setData("description")},
 	{Name: "stored-model-description-ignored", Area: "explore", Explore: true,
 		Breaks: "a model create echoes its description in the answer but does not keep it",
-		Request: jsonRequest(http.MethodPost, "/api/v1/user/model", func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(http.MethodPost, pathModels, func(x *Exchange, body map[string]any) bool {
 			d, ok := body["description"]
 			if ok {
 				x.Note = d
@@ -47,7 +47,7 @@ var explored = []Mutant{
 	{Name: "stored-conversation-title-ascii-folded", Area: "explore", Explore: true,
 		Breaks: "a conversation title outside ASCII is kept with those characters dropped (the answer shows it whole)",
 		Request: func(x *Exchange) {
-			if x.Req.Method != http.MethodPost && x.Req.Method != http.MethodPatch || !strings.HasPrefix(x.Req.URL.Path, "/api/v1/user/conversations") {
+			if x.Req.Method != http.MethodPost && x.Req.Method != http.MethodPatch || !strings.HasPrefix(x.Req.URL.Path, pathConversations) {
 				return
 			}
 			jsonRequest(x.Req.Method, "", func(x *Exchange, body map[string]any) bool {
@@ -68,7 +68,7 @@ var explored = []Mutant{
 		Answer: setData("title")},
 	{Name: "stored-question-count-capped", Area: "explore", Explore: true,
 		Breaks: "an evaluation's question_count above 100 is kept as 100 (the answer shows the value sent)",
-		Request: jsonRequest(http.MethodPost, "/api/v1/evaluations", func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(http.MethodPost, pathEvaluations, func(x *Exchange, body map[string]any) bool {
 			n, ok := body["question_count"].(json.Number)
 			if v, err := n.Int64(); !ok || err != nil || v <= 100 {
 				return false
@@ -82,7 +82,7 @@ var explored = []Mutant{
 	// ---- lists that lie ----
 	{Name: "list-models-omit-training", Area: "explore", Explore: true,
 		Breaks: "the model list leaves out models still pending or training",
-		Answer: onOperation(http.MethodGet, "/api/v1/user/model", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(http.MethodGet, pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
 				kept := []any{}
 				for _, m := range list {
@@ -96,7 +96,7 @@ var explored = []Mutant{
 		}))},
 	{Name: "list-datasets-omit-non-ascii", Area: "explore", Explore: true,
 		Breaks: "the dataset list leaves out datasets whose name is not ASCII",
-		Answer: onOperation(http.MethodGet, "/api/v1/user/dataset", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(http.MethodGet, pathDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
 				kept := []any{}
 				for _, d := range list {
@@ -110,7 +110,7 @@ var explored = []Mutant{
 		}))},
 	{Name: "list-conversations-not-scoped", Area: "explore", Explore: true,
 		Breaks: "a model's conversation list also holds the conversations of the account's other models",
-		Answer: onOperation(http.MethodGet, "/api/v1/user/conversations", func(x *Exchange, a *Answer) {
+		Answer: onOperation(http.MethodGet, pathConversations, func(x *Exchange, a *Answer) {
 			q := x.Client.URL.Query()
 			if a.Status != http.StatusOK || q.Get("offset") != "" && q.Get("offset") != "0" {
 				return
@@ -120,14 +120,14 @@ var explored = []Mutant{
 				if !ok {
 					return v
 				}
-				models, _ := x.askData("/api/v1/user/model")
+				models, _ := x.askData(pathModels)
 				ms, _ := models.([]any)
 				for _, m := range ms {
 					id := fmt.Sprint(dig(m, "id"))
 					if id == q.Get("model_id") {
 						continue
 					}
-					others, _ := x.askData("/api/v1/user/conversations?limit=100&model_id=" + url.QueryEscape(id))
+					others, _ := x.askData(pathConversations + "?limit=100&model_id=" + url.QueryEscape(id))
 					o, _ := others.([]any)
 					list = append(list, o...)
 				}
@@ -137,7 +137,7 @@ var explored = []Mutant{
 		})},
 	{Name: "list-evaluations-total-undercounts", Area: "explore", Explore: true,
 		Breaks: "the evaluation list's total counts only the evaluations on the page",
-		Answer: onOperation(http.MethodGet, "/api/v1/evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(http.MethodGet, pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				if list, ok := d["evaluations"].([]any); ok {
 					d["total"] = len(list)
@@ -150,7 +150,7 @@ var explored = []Mutant{
 	{Name: "unusual-500-title-beyond-latin1", Area: "explore", Explore: true,
 		Breaks: "a conversation title with characters beyond Latin-1 (Czech, CJK, emoji) is answered 500",
 		Answer: func(x *Exchange, a *Answer) {
-			if !strings.HasPrefix(x.Client.URL.Path, "/api/v1/user/conversations") || x.Client.Method == http.MethodGet || a.Status != http.StatusOK {
+			if !strings.HasPrefix(x.Client.URL.Path, pathConversations) || x.Client.Method == http.MethodGet || a.Status != http.StatusOK {
 				return
 			}
 			v, _ := decode(a.Body)
@@ -160,7 +160,7 @@ var explored = []Mutant{
 		}},
 	{Name: "unusual-500-dataset-name-emoji", Area: "explore", Explore: true,
 		Breaks: "a dataset name with a character beyond the Basic Multilingual Plane (an emoji) is answered 500",
-		Answer: onOperation(http.MethodPost, "/api/v1/user/dataset", func(_ *Exchange, a *Answer) {
+		Answer: onOperation(http.MethodPost, pathDatasets, func(_ *Exchange, a *Answer) {
 			v, _ := decode(a.Body)
 			if n, ok := dig(dig(v, "data"), "name").(string); ok && beyond(n, 0xFFFF) {
 				serverError(a)
@@ -178,7 +178,7 @@ var explored = []Mutant{
 		}},
 	{Name: "unusual-500-max-tokens-large", Area: "explore", Explore: true,
 		Breaks: "an inference with max_tokens above 100000 is answered 500",
-		Request: jsonRequest(http.MethodPost, "/api/v1/user/inference", func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(http.MethodPost, pathInference, func(x *Exchange, body map[string]any) bool {
 			if n, ok := body["max_tokens"].(json.Number); ok {
 				if v, err := n.Int64(); err == nil && v > 100000 {
 					x.Req.Header.Set("Prefer", "code=500") // the mock answers the operation's 500
@@ -217,9 +217,9 @@ var explored = []Mutant{
 			switch {
 			case x.Req.Method != http.MethodGet:
 				return
-			case x.Req.URL.Path == "/api/v1/evaluations":
+			case x.Req.URL.Path == pathEvaluations:
 				param = "per_page"
-			case strings.HasPrefix(x.Req.URL.Path, "/api/v1/user/conversations"):
+			case strings.HasPrefix(x.Req.URL.Path, pathConversations):
 				param = "limit"
 			default:
 				return

@@ -75,6 +75,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.StringVar(&only, "only", "", "run only mutants whose name matches `REGEX`")
 	fs.StringVar(&m.cfg.Report, "report", "reports/mutation.md", "write the result table to `FILE` (Markdown)")
 	fs.DurationVar(&m.cfg.Timeout, "timeout", 10*time.Second, "the suite's --timeout for each run")
+	fs.Uint64Var(&m.cfg.Seed, "seed", 1, "the suite's --seed (the explore phase's) for each run, so a score can be reproduced")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mutation [flags]\n\nRuns the conformance suite against every mutant and valid variant of the mock.\nEvery flag can also be set by MUTATION_<FLAG>.\n\nFlags:\n")
 		fs.PrintDefaults()

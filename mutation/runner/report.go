@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,21 +16,32 @@ import (
 // --json: Ginkgo's format, a list of suite reports) and names the failed
 // checks; the console text is never parsed.
 func readReport(path string) (succeeded bool, failures []string, err error) {
+	succeeded, failures, _, err = readVerdict(path)
+	return succeeded, failures, err
+}
+
+// readVerdict is readReport, and whether every failed check is one of the
+// explore phase's (label "explore").
+func readVerdict(path string) (succeeded bool, failures []string, exploreOnly bool, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return false, nil, err
+		return false, nil, false, err
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(b, &reports); err != nil {
-		return false, nil, fmt.Errorf("%s: %w", path, err)
+		return false, nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(reports) != 1 {
-		return false, nil, fmt.Errorf("%s: %d suite reports, want 1", path, len(reports))
+		return false, nil, false, fmt.Errorf("%s: %d suite reports, want 1", path, len(reports))
 	}
 	r := reports[0]
+	exploreOnly = true
 	for _, sr := range r.SpecReports {
 		if !sr.State.Is(types.SpecStateFailureStates) {
 			continue
+		}
+		if !slices.Contains(sr.Labels(), "explore") {
+			exploreOnly = false
 		}
 		name := strings.Join(append(append([]string{}, sr.ContainerHierarchyTexts...), sr.LeafNodeText), " › ")
 		if sr.LeafNodeText == "" {
@@ -42,7 +54,10 @@ func readReport(path string) (succeeded bool, failures []string, err error) {
 	if !r.SuiteSucceeded && len(failures) == 0 {
 		failures = []string{"the suite failed without a failed check"}
 	}
-	return r.SuiteSucceeded, failures, nil
+	if len(r.SpecialSuiteFailureReasons) > 0 || len(failures) == 0 {
+		exploreOnly = false
+	}
+	return r.SuiteSucceeded, failures, exploreOnly, nil
 }
 
 // Render is the result table in Markdown with the score.
@@ -77,6 +92,8 @@ func Render(results []Result, took time.Duration) string {
 		switch {
 		case r.Valid:
 			rule = "-"
+		case r.Explore:
+			rule = "declared (explore only)"
 		case r.Decided != "":
 			rule = r.Decided + " (--strict)"
 		}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,9 @@ type Config struct {
 	Report string
 	// Timeout is the suite's --timeout for each run (default 10s).
 	Timeout time.Duration
+	// Seed is the explore phase's seed in every run (default 1), so a
+	// score can be reproduced.
+	Seed uint64
 	// StartTimeout bounds the wait for the mock's address (default 60s).
 	StartTimeout time.Duration
 	// RunTimeout bounds one whole run, mock and suite (default 5m).
@@ -149,6 +153,9 @@ func (cfg *Config) defaults() {
 	if cfg.Workers <= 0 {
 		cfg.Workers = max(3, runtime.NumCPU()+1)
 	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -226,7 +233,8 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	}
 	defer os.RemoveAll(dir)
 	report := filepath.Join(dir, "report.json")
-	args := []string{"--base-url", "http://" + m.Addr, "--timeout", cfg.Timeout.String(), "--json", report}
+	args := []string{"--base-url", "http://" + m.Addr, "--timeout", cfg.Timeout.String(), "--json", report,
+		"--seed", strconv.FormatUint(cfg.Seed, 10)}
 	if mu.Decided != "" {
 		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
 	}
@@ -252,12 +260,16 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	if exit != 0 && exit != 1 {
 		return false, nil, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
 	}
-	passed, failures, err := readReport(report)
+	passed, failures, exploreOnly, err := readVerdict(report)
 	switch {
 	case err != nil:
 		return false, nil, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
 	case passed != (exit == 0):
 		return false, failures, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
+	case mu.Explore && !passed && !exploreOnly:
+		// Its kill must be the explore phase's alone: a written check that
+		// fails it means the mutant proves nothing about exploring.
+		return false, failures, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])
 	}
 	return passed, failures, nil
 }
