@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench loadtest profile mutation build clean
+.PHONY: explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench loadtest profile mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -15,7 +15,7 @@ help: ## list the targets
 run: ## start the mock server on ADDR (default 127.0.0.1:8080)
 	go run ./cmd/mockserver --addr $(ADDR)
 
-test: vet lint-spec types go-test fuzz-short soak-short selftest check-clauses mutation browser-test ## everything CI runs
+test: vet lint-spec types go-test fuzz-short soak-short selftest explore-short check-clauses mutation browser-test ## everything CI runs
 
 vet: ## gofmt, go vet and check-lines
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -78,6 +78,13 @@ soak-short: ## a 10 s soak (part of make test)
 
 selftest: ## run the conformance suite against a freshly started mock (it must pass)
 	bash scripts/selftest.sh
+
+SEEDS ?= 50
+explore-seeds: ## the explore phase against a fresh mock with seeds 1..SEEDS (default 50): every run must pass
+	bash scripts/explore-seeds.sh 1 $(SEEDS)
+
+explore-short: ## the explore phase with 5 seeds (part of make test)
+	bash scripts/explore-seeds.sh 1 5
 
 clauses: ## regenerate conformance/CLAUSES.md from the code
 	go run ./cmd/conformance --clauses > conformance/CLAUSES.md

@@ -167,6 +167,12 @@ func (x *explorer) spend() bool {
 	return true
 }
 
+// over reports whether the phase's time is up (its deadline passed or the
+// run was interrupted): a request cut then says nothing of the server.
+func (x *explorer) over() bool {
+	return x.ctx.Err() != nil || !time.Now().Before(x.deadline)
+}
+
 // created registers the removal of a resource the phase made.
 func (x *explorer) created(p string) {
 	if !x.e.cfg.Keep {
@@ -345,7 +351,7 @@ func setRapid(name, value string) {
 const exploreSteps = 16
 
 // maxShrink bounds the time spent shrinking one failure.
-const maxShrink = 20 * time.Second
+const maxShrink = 10 * time.Second
 
 // maxRounds bounds the rounds of rapid one phase runs (a round ends when
 // its sequences are done or one breaks a property).

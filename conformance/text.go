@@ -3,19 +3,16 @@ package conformance
 import (
 	"fmt"
 	"strings"
+
+	"contractkit/internal/textcut"
 )
 
 // Text for messages and reports: a value cut short, a first line, a list
 // quoted.
 
-// shorten cuts s to its first n bytes, marked with an ellipsis: the one
-// truncation of the package (excerpt builds on it).
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+// shorten cuts s to its first n characters, marked with an ellipsis
+// (excerpt builds on it): the project's one truncation, textcut.
+func shorten(s string, n int) string { return textcut.Shorten(s, n) }
 
 // firstLine is the first line of s, trimmed.
 func firstLine(s string) string {

@@ -14,6 +14,8 @@ import (
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/retrieval"
 	"contractkit/mockserver/store"
+
+	"contractkit/internal/textcut"
 )
 
 // datasetRoutes serves datasets and their file uploads (API reference v1,
@@ -140,10 +142,10 @@ func readField(p *multipart.Part, name string, limit int64) (string, error) {
 		return "", multipartError(err, limit)
 	}
 	if len(b) > maxFieldBytes {
-		return "", apierr.New(apierr.Invalid, "%s: at most %d bytes", bound(name, 40), maxFieldBytes)
+		return "", apierr.New(apierr.Invalid, "%s: at most %d bytes", textcut.Shorten(name, 40), maxFieldBytes)
 	}
 	if !utf8.Valid(b) {
-		return "", apierr.New(apierr.Invalid, "%s: must be UTF-8 text", bound(name, 40))
+		return "", apierr.New(apierr.Invalid, "%s: must be UTF-8 text", textcut.Shorten(name, 40))
 	}
 	return string(b), nil
 }
@@ -240,7 +242,7 @@ func splitURLs(values []string) ([]string, error) {
 	for _, u := range urls {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, apierr.New(apierr.Invalid, "urls: %q is not an absolute http(s) URL", bound(u, 80))
+			return nil, apierr.New(apierr.Invalid, "urls: %q is not an absolute http(s) URL", textcut.Shorten(u, 80))
 		}
 	}
 	return urls, nil

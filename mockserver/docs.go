@@ -14,6 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"contractkit/mockserver/apierr"
+
+	"contractkit/internal/textcut"
 )
 
 // The docs page (GET /docs) renders the contract with Swagger UI, whose
@@ -100,7 +102,7 @@ func (s *Server) docs(w http.ResponseWriter, r *http.Request) {
 		ctype, ok := docsAssets[name]
 		b, err := docsFS.ReadFile(path.Join("docs", name))
 		if !ok || err != nil {
-			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such file: %s", bound(p, 80)))
+			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such file: %s", textcut.Shorten(p, 80)))
 			return
 		}
 		h.Set("Content-Type", ctype)

@@ -10,6 +10,8 @@ import (
 
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/store"
+
+	"contractkit/internal/textcut"
 )
 
 // inferenceRoutes serves the one inference operation (API reference v1, §4.4).
@@ -89,7 +91,7 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 	switch fault {
 	case "", faultStall, faultCut, faultError:
 	default:
-		return nil, nil, apierr.New(apierr.BadRequest, "X-Mock-Stream-Fault: one of stall, cut, error (got %q)", bound(fault, 20))
+		return nil, nil, apierr.New(apierr.BadRequest, "X-Mock-Stream-Fault: one of stall, cut, error (got %q)", textcut.Shorten(fault, 20))
 	}
 	reply, err := c.account.Ask(store.Question{
 		Query: in.Query, ModelID: in.ModelID, ConversationID: in.ConversationID, ThreadID: in.ThreadID,

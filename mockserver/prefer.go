@@ -9,6 +9,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/mockserver/apierr"
+
+	"contractkit/internal/textcut"
 )
 
 // preference is what a client asked for with the Prefer header, in Prism's
@@ -29,7 +31,7 @@ func parsePrefer(h string) (preference, error) {
 		case "code":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 100 || n > 599 {
-				return p, apierr.New(apierr.BadRequest, "Prefer: code must be an HTTP status (got %q)", bound(v, 20))
+				return p, apierr.New(apierr.BadRequest, "Prefer: code must be an HTTP status (got %q)", textcut.Shorten(v, 20))
 			}
 			p.code = n
 		case "example":
@@ -72,7 +74,7 @@ func (s *Server) prefer(w http.ResponseWriter, r *http.Request, op *openapi3.Ope
 	switch {
 	case p.example != "":
 		if media == nil || media.Examples[p.example] == nil || media.Examples[p.example].Value == nil {
-			return false, apierr.New(apierr.Invalid, "Prefer: example=%q is not an example of %s (examples: %s)", bound(p.example, 40), op.OperationID, strings.Join(exampleNames(media), ", "))
+			return false, apierr.New(apierr.Invalid, "Prefer: example=%q is not an example of %s (examples: %s)", textcut.Shorten(p.example, 40), op.OperationID, strings.Join(exampleNames(media), ", "))
 		}
 		apierr.WriteJSON(w, http.StatusOK, media.Examples[p.example].Value.Value)
 		return true, nil

@@ -13,6 +13,8 @@ import (
 
 	"contractkit/mockserver/apierr"
 	"contractkit/spec"
+
+	"contractkit/internal/textcut"
 )
 
 // validate checks the request against the contract. JSON bodies are read
@@ -27,7 +29,7 @@ func (s *Server) validate(c *call) error {
 		switch {
 		case rb.Content.Get("multipart/form-data") != nil:
 			if mt != "multipart/form-data" {
-				return apierr.New(apierr.BadRequest, "Content-Type must be multipart/form-data (got %q)", bound(mt, 80))
+				return apierr.New(apierr.BadRequest, "Content-Type must be multipart/form-data (got %q)", textcut.Shorten(mt, 80))
 			}
 			if err := c.in.setLimit(c.r, s.maxUpload()); err != nil {
 				return multipartError(err, s.maxUpload())
@@ -40,7 +42,7 @@ func (s *Server) validate(c *call) error {
 				if mt == "" && !hasBody {
 					return apierr.New(apierr.BadRequest, "request body is required: send a JSON object with Content-Type: application/json")
 				}
-				return apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", bound(mt, 80))
+				return apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", textcut.Shorten(mt, 80))
 			}
 			err := c.in.setLimit(c.r, MaxJSONBody)
 			var body []byte
@@ -121,14 +123,6 @@ func mediaType(h string) string {
 		return strings.ToLower(strings.TrimSpace(h))
 	}
 	return mt
-}
-
-// bound cuts client-supplied text quoted in an error message.
-func bound(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // maxProblems bounds how many problems one 422 message lists.

@@ -12,6 +12,8 @@ import (
 	"contractkit/mockserver/lifecycle"
 	"contractkit/mockserver/ragas"
 	"contractkit/mockserver/retrieval"
+
+	"contractkit/internal/textcut"
 )
 
 // EvaluationInput is an evaluation create request with defaults applied (D-09).
@@ -288,7 +290,7 @@ func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string)
 		for _, q := range selected {
 			i := slices.IndexFunc(samples, func(s ragas.Sample) bool { return s.Question == q })
 			if i < 0 {
-				return EvaluationView{}, apierr.New(apierr.Invalid, "selected_questions: %q is not the question of any sample", truncate(q, 80))
+				return EvaluationView{}, apierr.New(apierr.Invalid, "selected_questions: %q is not the question of any sample", textcut.Shorten(q, 80))
 			}
 			chosen = append(chosen, samples[i])
 		}
@@ -413,11 +415,4 @@ func (a *Account) evaluationView(e *evaluation) EvaluationView {
 func firstWords(s string, n int) []string {
 	f := strings.Fields(strings.TrimRight(s, ".!?"))
 	return f[:min(n, len(f))]
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
