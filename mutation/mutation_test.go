@@ -43,8 +43,25 @@ func TestTableIsSound(t *testing.T) {
 			t.Errorf("Lookup(%q) got %q, %v", m.Name, got.Name, err)
 		}
 	}
-	if mutants != 35 || variants != 16 {
-		t.Errorf("the table has %d mutants and %d variants, want 35 and 16 (update this test with the table)", mutants, variants)
+	if mutants != 47 || variants != 19 {
+		t.Errorf("the table has %d mutants and %d variants, want 47 and 19 (update this test with the table)", mutants, variants)
+	}
+	// Only the explore phase may kill an explore mutant, and each class of
+	// the bugs it was written for has at least three (issue 16).
+	classes := map[string]int{}
+	for _, m := range list {
+		if m.Explore != (m.Area == "explore") || m.Explore && m.Valid {
+			t.Errorf("%s: an explore mutant is in area explore, and only it, and is not a variant", m.Name)
+		}
+		if m.Explore {
+			class, _, _ := strings.Cut(m.Name, "-")
+			classes[class]++
+		}
+	}
+	for _, class := range []string{"stored", "list", "unusual"} {
+		if classes[class] < 3 {
+			t.Errorf("%d explore mutants of class %s, want at least 3", classes[class], class)
+		}
 	}
 	if _, err := Lookup("no-such-mutant"); err == nil {
 		t.Error("Lookup of an unknown name got no error")

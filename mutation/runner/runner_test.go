@@ -76,7 +76,9 @@ func fakeSuite(args []string) int {
 	fs.String("timeout", "", "")
 	report := fs.String("json", "", "")
 	strict := fs.Bool("strict", false, "")
-	if err := fs.Parse(args); err != nil || *report == "" || os.Getenv("CONFORMANCE_API_KEY") == "" || os.Getenv("CONFORMANCE_API_KEY_2") == "" {
+	seed := fs.Uint64("seed", 0, "")
+	explore := fs.Int("explore", -1, "")
+	if err := fs.Parse(args); err != nil || *report == "" || *seed == 0 || os.Getenv("CONFORMANCE_API_KEY") == "" || os.Getenv("CONFORMANCE_API_KEY_2") == "" {
 		fmt.Println("fake conformance: bad command line or environment")
 		return 2
 	}
@@ -105,6 +107,13 @@ func fakeSuite(args []string) int {
 	spec := types.SpecReport{ContainerHierarchyTexts: []string{"Fake"}, LeafNodeText: "MUST hold", LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed}
 	if !pass {
 		spec.State, spec.Failure = types.SpecStateFailed, types.Failure{Message: "the fake says no\nsecond line"}
+	}
+	if strings.Contains(name, "explored") {
+		if *explore == 0 {
+			fmt.Println("fake conformance: an explore mutant run without exploring")
+			return 2
+		}
+		spec.LeafNodeLabels = []string{"explore"} // failed by an Explore check
 	}
 	out, _ := json.Marshal([]types.Report{{SuiteSucceeded: pass, SpecReports: types.SpecReports{spec}}})
 	if err := os.WriteFile(*report, out, 0o644); err != nil {
@@ -148,6 +157,8 @@ func TestRunJudgesMutantsAndVariants(t *testing.T) {
 		{Name: "m-decided", Area: "a", Breaks: "breaks a decided rule", Decided: "D-01"},
 		{Name: "valid-passes", Area: "variant", Valid: true},
 		{Name: "valid-fails", Area: "variant", Valid: true},
+		{Name: "m-caught-explored", Area: "explore", Explore: true},
+		{Name: "m-caught-elsewhere", Area: "explore", Explore: true},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +174,10 @@ func TestRunJudgesMutantsAndVariants(t *testing.T) {
 		"m-decided":    {true, "failed"}, // run with --strict
 		"valid-passes": {true, "passed"},
 		"valid-fails":  {false, "failed"},
+		// An explore mutant is killed only when every failed check is an
+		// Explore check.
+		"m-caught-explored":  {true, "failed"},
+		"m-caught-elsewhere": {false, "error: a check outside the explore phase failed it: Fake › MUST hold: the fake says no"},
 	} {
 		r, ok := got[name]
 		if !ok {
@@ -183,7 +198,7 @@ func TestRunJudgesMutantsAndVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Score: 2/3 mutants killed; 2/3 valid variants (baseline included) passed"; !strings.Contains(string(table), want) {
+	if want := "Score: 3/5 mutants killed; 2/3 valid variants (baseline included) passed"; !strings.Contains(string(table), want) {
 		t.Errorf("report got\n%s\nwant %q", table, want)
 	}
 	if !strings.Contains(out.String(), "FAIL m-survives") || !strings.Contains(out.String(), "ok   m-caught") {
