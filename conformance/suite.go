@@ -30,6 +30,18 @@
 //   - flags.go (the CLI's flags), runinfo.go (what a run was), report.go
 //     (summary, HTML) and clauses.go (traceability).
 //
+// The explore phase (the Explore area, run last) is in the explore*.go
+// files: explore.go (the properties, the explorer and how a break is
+// recorded), explore_run.go (rounds of rapid, shrinking, clean-up),
+// explore_catalog.go (the contract read as resources, roles and marks),
+// explore_values.go (values drawn from schemas and the catalogue of the
+// unusual), explore_case.go (one sequence and its actions),
+// explore_request.go (building a request and its plan), explore_model.go
+// (the expected state), explore_judge.go (the judges of every answer),
+// explore_observe.go (written fields and states read back),
+// explore_list.go (walking and judging lists) and explore_report.go (the
+// area and its reports).
+//
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
 // Clauses may be called once per process, one of them.
 package conformance

@@ -1,0 +1,87 @@
+package conformance
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Judging what an answer shows of the sequence's writes and states.
+
+// compareStored judges every field the sequence wrote into r against data,
+// as shown in where ("a later read by id", "its list entry", ...).
+func (c *exploreCase) compareStored(x *Exchange, r *resource, data J, where string, fresh bool) {
+	for _, field := range sortedStored(r) {
+		w := r.stored[field]
+		got := data.Get(field)
+		if sameValue(got, w.value) {
+			continue
+		}
+		shown := got.String()
+		if _, present := data.Path("$." + field); !present {
+			shown = "no such field"
+		}
+		c.x.violate(c, finding{prop: propStored, decision: w.decision, x: x,
+			what:   fmt.Sprintf("%s: %s differs in %s", w.by, field, stableWhere(where)),
+			detail: fmt.Sprintf("%s %s: %s wrote %s = %s; %s shows %s", r.kind.param, r.id, w.by, field, show(w.value), where, shown)})
+	}
+}
+
+// stableWhere keeps a failure's text the same from one replay to the next.
+func stableWhere(where string) string {
+	if strings.HasPrefix(where, "the answer of ") {
+		return "a later answer"
+	}
+	return where
+}
+
+func sortedStored(r *resource) []string {
+	keys := make([]string, 0, len(r.stored))
+	for k := range r.stored {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// observe judges the state an answer shows against the contract's
+// transitions: a new resource in an initial state, then only states the
+// moves reach.
+func (c *exploreCase) observe(x *Exchange, r *resource, data J, fresh bool) {
+	t := r.kind.states
+	st := data.Get("status")
+	if t == nil || !st.IsString() {
+		return
+	}
+	s := st.Str()
+	switch {
+	case !t.known(s):
+		c.x.violate(c, finding{prop: propStates, decision: t.decision, x: x,
+			what:   fmt.Sprintf("%s: a state the transitions do not name", r.kind.param),
+			detail: fmt.Sprintf("%s %s is %q, a state the contract's transitions do not name", r.kind.param, r.id, s)})
+	case fresh && !t.initial[s]:
+		decision := t.decision
+		if t.initialSeed {
+			decision = ""
+		}
+		c.x.violate(c, finding{prop: propStates, decision: decision, x: x,
+			what:   fmt.Sprintf("%s: created in a state that is not initial", r.kind.param),
+			detail: fmt.Sprintf("new %s %s is %q, want one of %s", r.kind.param, r.id, s, quoteList(sortedSet(t.initial)))})
+	case r.status != "" && !t.reachable(r.status, s):
+		c.x.violate(c, finding{prop: propStates, decision: t.decision, x: x,
+			what:   fmt.Sprintf("%s: a state the transitions do not reach", r.kind.param),
+			detail: fmt.Sprintf("%s %s was %q and is now %q: no transition leads there", r.kind.param, r.id, r.status, s)})
+	}
+	if t.known(s) {
+		r.status = s
+	}
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
