@@ -2,9 +2,9 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -254,7 +254,7 @@ func (x *explorer) noteDuplicates(op *exploreOp, p *plan) {
 // meet the names of the attempts before it. A one-character text becomes
 // another single letter.
 func (x *explorer) distinguish(s *openapi3.Schema, body map[string]any) {
-	for _, name := range sortedKeys(body) {
+	for _, name := range slices.Sorted(maps.Keys(body)) {
 		v, ok := body[name].(string)
 		prop := s.Properties[name]
 		if !ok || prop == nil || prop.Value == nil || x.cat.byParam[name] != nil {
@@ -328,7 +328,3 @@ func (x *explorer) pagingDecision(op *exploreOp) string {
 	}
 	return ""
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -3,10 +3,13 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +76,7 @@ func (c *exploreCase) judge(op *exploreOp, x *Exchange, p plan) J {
 			what:   fmt.Sprintf("%s: an answer the declared contract does not document", op.ID),
 			detail: strings.Join(decl, "; ")})
 	}
-	for _, id := range sortedKeysOf(dec) {
+	for _, id := range slices.Sorted(maps.Keys(dec)) {
 		c.x.violate(c, finding{prop: propDocumented, decision: id, x: x,
 			what:   fmt.Sprintf("%s: an answer that differs from %s", op.ID, id),
 			detail: strings.Join(dec[id], "; ")})
@@ -96,15 +99,6 @@ func planNote(p plan) string {
 		return "; the request " + p.invalid
 	}
 	return ""
-}
-
-func sortedKeysOf(m map[string][]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
 }
 
 // judgeStream judges an event stream read for a bounded time: a 200 event
@@ -195,7 +189,7 @@ func wrongType(s *openapi3.Schema) any {
 
 // declaredInvalid reports whether the declared view refuses op with body.
 func declaredInvalid(op *exploreOp, body map[string]any) bool {
-	b, err := jsonMarshal(body)
+	b, err := json.Marshal(body)
 	if err != nil {
 		return false
 	}

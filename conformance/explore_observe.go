@@ -2,7 +2,8 @@ package conformance
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +12,7 @@ import (
 // compareStored judges every field the sequence wrote into r against data,
 // as shown in where ("a later read by id", "its list entry", ...).
 func (c *exploreCase) compareStored(x *Exchange, r *resource, data J, where string, fresh bool) {
-	for _, field := range sortedStored(r) {
+	for _, field := range slices.Sorted(maps.Keys(r.stored)) {
 		w := r.stored[field]
 		got := data.Get(field)
 		if sameValue(got, w.value) {
@@ -33,15 +34,6 @@ func stableWhere(where string) string {
 		return "a later answer"
 	}
 	return where
-}
-
-func sortedStored(r *resource) []string {
-	keys := make([]string, 0, len(r.stored))
-	for k := range r.stored {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // observe judges the state an answer shows against the contract's
@@ -66,7 +58,7 @@ func (c *exploreCase) observe(x *Exchange, r *resource, data J, fresh bool) {
 		}
 		c.x.violate(c, finding{prop: propStates, decision: decision, x: x,
 			what:   fmt.Sprintf("%s: created in a state that is not initial", r.kind.param),
-			detail: fmt.Sprintf("new %s %s is %q, want one of %s", r.kind.param, r.id, s, quoteList(sortedSet(t.initial)))})
+			detail: fmt.Sprintf("new %s %s is %q, want one of %s", r.kind.param, r.id, s, quoteList(slices.Sorted(maps.Keys(t.initial))))})
 	case r.status != "" && !t.reachable(r.status, s):
 		c.x.violate(c, finding{prop: propStates, decision: t.decision, x: x,
 			what:   fmt.Sprintf("%s: a state the transitions do not reach", r.kind.param),
@@ -75,13 +67,4 @@ func (c *exploreCase) observe(x *Exchange, r *resource, data J, fresh bool) {
 	if t.known(s) {
 		r.status = s
 	}
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

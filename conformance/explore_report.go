@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -81,7 +82,7 @@ func (x *explorer) judgeProperty(p property) {
 	if p.id == propNo5xx && len(x.refused) > 0 {
 		AddReportEntry("refused valid input", x.refusedText(), ReportEntryVisibilityAlways)
 	}
-	for _, id := range sortedDecisions(o.decided) {
+	for _, id := range slices.Sorted(maps.Keys(o.decided)) {
 		fs := o.decided[id]
 		x.e.decided(id, func() {
 			var lines []string
@@ -101,15 +102,6 @@ func (x *explorer) judgeProperty(p property) {
 		msg = fmt.Sprintf("[decided %s, failing because of --strict]\n%s", o.failure.decision, msg)
 	}
 	Fail(msg)
-}
-
-func sortedDecisions(m map[string][]finding) []string {
-	ids := make([]string, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // runLine says how the phase ran and how to replay it.

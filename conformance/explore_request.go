@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -185,7 +186,7 @@ func (c *exploreCase) build(op *exploreOp, id string, p *plan) Request {
 // file part or two for every file field.
 func (c *exploreCase) form(op *exploreOp, body map[string]any) *Form {
 	f := &Form{}
-	for _, name := range sortedKeys(body) {
+	for _, name := range slices.Sorted(maps.Keys(body)) {
 		f.Fields = append(f.Fields, FormField{name, fmt.Sprint(body[name])})
 	}
 	for _, name := range sortedProperties(op.body) {
@@ -198,13 +199,4 @@ func (c *exploreCase) form(op *exploreOp, body map[string]any) *Form {
 		}
 	}
 	return f
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

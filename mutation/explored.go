@@ -22,26 +22,14 @@ var explored = []Mutant{
 	{Name: "stored-evaluation-description-update-lost", Area: "explore", Explore: true,
 		Breaks: "an evaluation update answers the new description but keeps the old one",
 		Request: jsonRequest(http.MethodPut, "", func(x *Exchange, body map[string]any) bool {
-			if _, ok := isItem(x.Req.URL.Path, pathEvaluations); !ok {
-				return false
-			}
-			d, ok := body["description"]
-			if ok {
-				x.Note = d
-				delete(body, "description")
-			}
-			return ok
+			_, item := isItem(x.Req.URL.Path, pathEvaluations)
+			return item && withhold(x, body, "description")
 		}),
 		Answer: setData("description")},
 	{Name: "stored-model-description-ignored", Area: "explore", Explore: true,
 		Breaks: "a model create echoes its description in the answer but does not keep it",
 		Request: jsonRequest(http.MethodPost, pathModels, func(x *Exchange, body map[string]any) bool {
-			d, ok := body["description"]
-			if ok {
-				x.Note = d
-				delete(body, "description")
-			}
-			return ok
+			return withhold(x, body, "description")
 		}),
 		Answer: setData("description")},
 	{Name: "stored-conversation-title-ascii-folded", Area: "explore", Explore: true,
@@ -231,6 +219,17 @@ var explored = []Mutant{
 				x.Req.URL.RawQuery = q.Encode()
 			}
 		}},
+}
+
+// withhold takes field out of the body the mock gets and keeps its value
+// in x.Note, for setData to show it in the answer.
+func withhold(x *Exchange, body map[string]any, field string) bool {
+	v, ok := body[field]
+	if ok {
+		x.Note = v
+		delete(body, field)
+	}
+	return ok
 }
 
 // setData puts the value a request rewriter kept in x.Note back into the
