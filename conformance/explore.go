@@ -103,22 +103,29 @@ type explorer struct {
 	cat *catalog
 	ctx context.Context
 	// seed draws the sequences; budget bounds the requests spent
-	// exploring, and as many again for shrinking failures.
-	seed             uint64
-	budget, spent    int
-	shrinkSpent      int
-	shrinking        bool
-	deadline         time.Time
-	requests, cases  int
-	outcomes         map[string]*outcome
-	hunted           map[string]bool
-	current          *exploreCase
-	recent           []failure // fatal failures of the current round, newest last
-	toRemove         []string
-	refused          map[string]*refusedNote
-	sent             map[string]map[string]bool
-	shared           []*resource
-	skipped, stopped string
+	// exploring (spent); shrinking is bounded by time (shrinkSpent counts
+	// its requests) and deadline ends the phase.
+	seed          uint64
+	budget, spent int
+	shrinkSpent   int
+	shrinking     bool
+	deadline      time.Time
+	// requests and cases count what was sent, and in how many sequences.
+	requests, cases int
+	outcomes        map[string]*outcome
+	// hunted are the properties already found: their breaks no longer
+	// end a sequence.
+	hunted map[string]bool
+	// recent are the fatal failures of the current round, newest last.
+	recent   []failure
+	toRemove []string
+	refused  map[string]*refusedNote
+	// sent are the texts sent per resource and field (noteDuplicates).
+	sent map[string]map[string]bool
+	// shared are the written checks' resources every sequence starts with.
+	shared []*resource
+	// stopped says why the phase ended early ("" when it did not).
+	stopped string
 	// uniq numbers the texts distinguish makes unique.
 	uniq int
 	// answers counts the explored answers by operation and status.

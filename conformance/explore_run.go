@@ -95,7 +95,6 @@ func (x *explorer) sequence(t *rapid.T) {
 		c.focus = x.cat.needs(x.cat.kinds[f-1])
 	}
 	c.rot = rapid.IntRange(0, len(x.cat.ops)-1).Draw(t, "rotation")
-	x.current = c
 	if len(x.recent) > 0 {
 		// rapid replays the failure to reproduce it and then shrinks it:
 		// from now on the requests come from the shrinking allowance.
