@@ -62,6 +62,10 @@ var properties = []property{
 		[]string{"3.1", "3.2", "2.8"}, nil},
 }
 
+// exploreTime bounds the phase: it stops there whatever its budget (a slow
+// server gets fewer requests, never a longer run), shrinking included.
+const exploreTime = 40 * time.Second
+
 // DefaultExplore is the default request budget of the explore phase.
 const DefaultExplore = 1000
 
@@ -145,7 +149,7 @@ func newExplorer(e *env, ctx context.Context) *explorer {
 	for _, p := range properties {
 		x.outcomes[p.id] = &outcome{decided: map[string][]finding{}}
 	}
-	x.deadline = time.Now().Add(max(e.cfg.Timeout, 30*time.Second))
+	x.deadline = time.Now().Add(exploreTime)
 	return x
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -339,9 +340,11 @@ func (c *exploreCase) apply(op *exploreOp, x *Exchange, p plan, data J) {
 }
 
 // stream sends an inference-like request and reads its event stream for a
-// bounded time: the phase explores values, it does not wait for answers.
+// bounded time once it has begun (the answer's headers wait as long as any
+// answer): the phase explores values, it does not wait for whole answers.
+// A stream cut short is judged by the events it had sent.
 func (c *exploreCase) stream(op *exploreOp, r Request, p plan) {
-	ctx, cancel := context.WithTimeout(c.x.ctx, min(exploreStreamRead, max(0, timeUntil(c.x.deadline))))
+	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
 	resp, x := c.x.e.client.Open(ctx, r)
 	if resp == nil {
@@ -351,6 +354,8 @@ func (c *exploreCase) stream(op *exploreOp, r Request, p plan) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusOK && mediaType(resp.Header) == "text/event-stream" {
+		stop := time.AfterFunc(exploreStreamRead, cancel)
+		defer stop.Stop()
 		s := ReadStream(resp.Body, exploreStreamRead, cancel)
 		c.x.e.client.Finish(x, s.Raw, nil)
 		c.record(x)

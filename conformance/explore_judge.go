@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ import (
 // model expects one, and the answer documented by the contract.
 
 // exploreStreamRead bounds the reading of one explored stream.
-const exploreStreamRead = 2 * time.Second
+const exploreStreamRead = 300 * time.Millisecond
 
 // judge judges x, the answer to a request planned as p, and returns the
 // data of a success.
@@ -218,11 +217,4 @@ var pathParam = regexp.MustCompile(`\{[^}]+\}`)
 // readAllBounded reads an answer that is not a stream, at most 1 MiB.
 func readAllBounded(r io.Reader) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, 1<<20))
-}
-
-func timeUntil(t time.Time) time.Duration { return time.Until(t) }
-
-// withDeadline is the phase's context for one request.
-func (x *explorer) withDeadline() (context.Context, context.CancelFunc) {
-	return context.WithDeadline(x.ctx, x.deadline)
 }

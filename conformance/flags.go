@@ -36,7 +36,7 @@ var flagSpecs = []flagSpec{
 	{"label-filter", "EXPR", "CONFORMANCE_LABEL_FILTER", "run the checks whose labels match EXPR, in Ginkgo's syntax (auth, seed:3.1.1,\nD-13, declared, !decided, models && !decided, ...); the rate-limit checks\nrun only when EXPR names rate-limit"},
 	{"focus", "REGEX", "CONFORMANCE_FOCUS", "run the checks whose text matches"},
 	{"timeout", "D", "CONFORMANCE_TIMEOUT", "the longest wait for a state change (a model ready, an evaluation\nfinished) or for an inference stream (default 2m)"},
-	{"explore", "N", "CONFORMANCE_EXPLORE", "after the written checks, explore with N generated requests (default 1000;\nas many again to shrink a failure; 0 turns the phase off)"},
+	{"explore", "N", "CONFORMANCE_EXPLORE", "after the written checks, explore with N generated requests (default 1000;\nat most 40 s, shrinking a failure included; 0 turns the phase off)"},
 	{"seed", "N", "CONFORMANCE_SEED", "the seed of the explore phase (default: a random one, printed in every\nreport); the same seed replays the same requests against a fresh server"},
 	{"strict", "", "CONFORMANCE_STRICT", "also fail on decided (not declared) behaviour"},
 	{"keep", "", "CONFORMANCE_KEEP", "leave the resources the checks create in place"},
