@@ -196,18 +196,9 @@ func wrongType(s *openapi3.Schema) any {
 
 // declaredInvalid reports whether the declared view refuses op with body.
 func declaredInvalid(op *exploreOp, body map[string]any) bool {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return false
-	}
-	path := pathParam.ReplaceAllString(op.Path, "1")
-	req, err := http.NewRequest(strings.ToUpper(op.Method), "http://contract.invalid"+path, bytes.NewReader(b))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
+	req, err := bodyRequest(op, body)
 	check := spec.Declared().Request(op.ID)
-	if check == nil {
+	if err != nil || check == nil {
 		return false
 	}
 	_, errs := check.Validate(req)
@@ -217,6 +208,21 @@ func declaredInvalid(op *exploreOp, body map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// bodyRequest is op with a JSON body, for the contract's request checks
+// (every path parameter set to 1: only the body is judged).
+func bodyRequest(op *exploreOp, body map[string]any) (*http.Request, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequest(strings.ToUpper(op.Method), "http://contract.invalid"+pathParam.ReplaceAllString(op.Path, "1"), bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
 }
 
 // pathParam is a path template's parameter.

@@ -1,9 +1,6 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -160,9 +157,10 @@ func TestGeneratedBodiesKeepTheContract(t *testing.T) {
 }
 
 func requestProblems(view *spec.Contract, op *exploreOp, body map[string]any) string {
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(strings.ToUpper(op.Method), "http://contract.invalid"+pathParam.ReplaceAllString(op.Path, "1"), bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
+	req, err := bodyRequest(op, body)
+	if err != nil {
+		return err.Error()
+	}
 	if ok, errs := view.Request(op.ID).Validate(req); !ok {
 		return strings.Join(spec.Describe(errs), "; ")
 	}

@@ -86,16 +86,32 @@ func (e *env) expectSuccess(x *Exchange) J {
 	case x.Status < 200 || x.Status > 299:
 		p = append(p, fmt.Sprintf("status: %d, want 200", x.Status))
 	}
+	e.expectEnvelope(x, "success", "not a conforming success", p)
+	body, _ := ParseJSON(x.raw)
+	return body.Get("data")
+}
+
+// judgeEnvelope fails the check with status (the status's problems), the
+// content type, envelope rule kind ("success" or "error") and the
+// declared contract's mismatches, all at once; it returns the decided
+// mismatches for the caller to judge.
+func (e *env) judgeEnvelope(x *Exchange, kind, what string, status []string) map[string][]string {
+	GinkgoHelper()
+	p := status
 	if x.Error == "" {
 		p = append(p, JSONContentTypeProblems(x.ResponseHeader)...)
-		p = append(p, EnvelopeProblems(x.raw, "success")...)
+		p = append(p, EnvelopeProblems(x.raw, kind)...)
 	}
 	decl, dec := contract(x)
 	p = append(p, decl...)
-	e.expectNone(x, "not a conforming success", p)
-	e.judgeDecided(x, dec)
-	body, _ := ParseJSON(x.raw)
-	return body.Get("data")
+	e.expectNone(x, what, p)
+	return dec
+}
+
+// expectEnvelope is judgeEnvelope with the decided mismatches judged.
+func (e *env) expectEnvelope(x *Exchange, kind, what string, status []string) {
+	GinkgoHelper()
+	e.judgeDecided(x, e.judgeEnvelope(x, kind, what, status))
 }
 
 // refusal says how a request must be refused.
@@ -112,14 +128,7 @@ type refusal struct {
 // then the decided refinement and the contract as written.
 func (e *env) expectError(x *Exchange, want refusal) {
 	GinkgoHelper()
-	p := StatusProblems(x, want.statuses...)
-	if x.Error == "" {
-		p = append(p, JSONContentTypeProblems(x.ResponseHeader)...)
-		p = append(p, EnvelopeProblems(x.raw, "error")...)
-	}
-	decl, dec := contract(x)
-	p = append(p, decl...)
-	e.expectNone(x, "not refused with a conforming error", p)
+	dec := e.judgeEnvelope(x, "error", "not refused with a conforming error", StatusProblems(x, want.statuses...))
 	if want.exact != 0 {
 		e.decided(want.decision, func() {
 			e.expectNone(x, "refused with another status code", StatusProblems(x, want.exact))
