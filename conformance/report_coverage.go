@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 
+	. "github.com/onsi/ginkgo/v2"
+
 	"contractkit/coverage"
 )
 
@@ -22,6 +24,23 @@ type coverageEntry struct{ coverage.Report }
 
 // String is the entry's text representation.
 func (c coverageEntry) String() string { return c.Line() }
+
+// coverage is the coverage of the run's answers (nil without a client).
+func (e *env) coverage() *coverage.Report {
+	if e.client == nil {
+		return nil
+	}
+	cov := e.client.Coverage()
+	return &cov
+}
+
+// addCoverageEntry adds the coverage to the current node's report (the
+// AfterSuite's): Ginkgo's JSON report carries it from there.
+func (e *env) addCoverageEntry() {
+	if e.client != nil {
+		AddReportEntry(entryCoverage, coverageEntry{e.client.Coverage()}, ReportEntryVisibilityNever)
+	}
+}
 
 // writeCoverageFile writes cov as indented JSON to path ("" writes nothing).
 func writeCoverageFile(path string, cov *coverage.Report) error {

@@ -94,8 +94,7 @@ type Config struct {
 	APIKey2 string
 	// JUnit, JSON and HTML are report files to write ("" for none).
 	JUnit, JSON, HTML string
-	// Coverage is a file to write the contract coverage to, as JSON
-	// (coverage.Report; "" for none).
+	// Coverage is a file for the contract coverage, JSON ("" for none).
 	Coverage string
 	// LabelFilter is a Ginkgo label filter. Unless it mentions rate-limit,
 	// the rate-limit checks are left out.
@@ -352,10 +351,7 @@ func execute(cfg Config, m mode, out io.Writer) int {
 		return ExitPass
 	}
 	s := summarize(e.final)
-	if e.client != nil {
-		cov := e.client.Coverage()
-		s.Coverage = &cov
-	}
+	s.Coverage = e.coverage()
 	writeSummary(out, s, e)
 	if err := writeCoverageFile(cfg.Coverage, s.Coverage); err != nil {
 		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
@@ -415,10 +411,7 @@ func (e *env) register() {
 	BeforeSuite(func() { AddReportEntry(entryRun, newRunInfo(e.cfg)) })
 	AfterSuite(func(ctx SpecContext) {
 		e.removeShared(ctx)
-		if e.client != nil {
-			// Last, so that the clean-up's answers count too.
-			AddReportEntry(entryCoverage, coverageEntry{e.client.Coverage()}, ReportEntryVisibilityNever)
-		}
+		e.addCoverageEntry() // last, so that the clean-up's answers count too
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 
