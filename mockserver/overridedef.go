@@ -26,6 +26,9 @@ const (
 	maxOverrideFields  = 16      // fields of match.query and of match.body
 	maxOverrideMessage = 1000    // characters of respond.message
 	maxOverrideTimes   = 1000000 // times
+	// maxOverrideBody bounds one override's body, a literal answer
+	// included: an account's 100 overrides hold 25 MiB at most.
+	maxOverrideBody = 256 << 10
 )
 
 // overrideRequest is the body of POST /admin/overrides.
@@ -42,11 +45,11 @@ func (s *Server) parseOverride(r *http.Request) (*overrideRule, error) {
 	if mt := mediaType(r.Header.Get("Content-Type")); mt != "" && mt != "application/json" {
 		return nil, apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", textcut.Shorten(mt, 80))
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxJSONBody))
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxOverrideBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, apierr.New(apierr.TooLarge, "request body exceeds %d bytes", MaxJSONBody)
+			return nil, apierr.New(apierr.TooLarge, "an override's body exceeds %d bytes", maxOverrideBody)
 		}
 		return nil, apierr.New(apierr.BadRequest, "request body could not be read")
 	}

@@ -330,6 +330,8 @@ func TestOverrideRefusals(t *testing.T) {
 		})
 	}
 	c.post("/admin/overrides", "{}", withHeader("Content-Type", "text/plain")).wantError(t, 400, "Content-Type")
+	huge := map[string]any{"match": match, "respond": map[string]any{"status": 200, "data": strings.Repeat("x", maxOverrideBody)}}
+	c.post("/admin/overrides", huge).wantError(t, 413, "exceeds")
 	c.get("/admin/overrides/1").wantError(t, 405)
 	c.do(http.MethodPut, "/admin/overrides").wantError(t, 405)
 	c.do(http.MethodDelete, "/admin/overrides/abc").wantError(t, 404)
