@@ -401,9 +401,17 @@ func TestOverrideConcurrentUses(t *testing.T) {
 		wg.Go(func() {
 			wc := ts.client(t, testKey1)
 			for range each {
-				r := wc.get(fmt.Sprintf("/api/v1/user/model/%d", m.ID))
+				// open, not get: a failure is reported with Errorf, never
+				// Fatalf, from a goroutine other than the test's.
+				resp, err := wc.open(http.MethodGet, fmt.Sprintf("/api/v1/user/model/%d", m.ID))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
 				mu.Lock()
-				got[r.Status]++
+				got[resp.StatusCode]++
 				mu.Unlock()
 			}
 		})
