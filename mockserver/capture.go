@@ -19,6 +19,7 @@ type journalWriter struct {
 	truncated  bool
 	chunks     chunkLog // front-coded while the stream is open
 	chunkCount int
+	override   *journalOverride // the override that acted on the call, if one did
 }
 
 func (w *journalWriter) WriteHeader(code int) {
