@@ -18,6 +18,7 @@ import (
 //	GET  /admin/account          which account the key opens (the console shows it)
 //	GET  /admin/requests         the account's request journal (journal.go; listRequests below)
 //	DELETE /admin/requests       empty the account's request journal
+//	/admin/overrides             answers forced per account (overrideadmin.go)
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	account, err := s.authenticate(r)
 	if err != nil {
@@ -27,6 +28,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	route := r.Method + " " + r.URL.Path
 	switch route {
 	case "POST /admin/reset":
+		s.overrides.clear(account) // a test's steering ends with its account
 		a := s.store.Reset(account)
 		if err := s.preload(a); err != nil {
 			apierr.Write(w, s.log, err)
@@ -58,6 +60,10 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 		n := s.journal.clear(account)
 		apierr.WriteData(w, map[string]any{"message": "Journal cleared", "removed": n})
 	default:
+		if r.URL.Path == "/admin/overrides" || strings.HasPrefix(r.URL.Path, "/admin/overrides/") {
+			s.overridesAdmin(w, r, account)
+			return
+		}
 		switch r.URL.Path {
 		case "/admin/reset", "/admin/state", "/admin/advance", "/admin/requests", "/admin/account":
 			apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))

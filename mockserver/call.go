@@ -24,6 +24,9 @@ type call struct {
 	// in is the request body as the server reads it (body.go); nil when
 	// the request has none.
 	in *body
+	// fault is a stream fault an override asked for; the X-Mock-Stream-Fault
+	// header asks when it is empty.
+	fault string
 }
 
 // handler serves one operation. It returns the success envelope's data, or

@@ -19,7 +19,8 @@ type journalWriter struct {
 	truncated  bool
 	chunks     chunkLog // front-coded while the stream is open
 	chunkCount int
-	fault      string // set by markStreamFault
+	fault      string           // set by markStreamFault
+	override   *journalOverride // the override that acted on the call, if one did
 }
 
 func (w *journalWriter) WriteHeader(code int) {

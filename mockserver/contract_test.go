@@ -381,6 +381,9 @@ func (s *sseChecker) finish() {
 		s.ct.rep.Errorf("stream: %s: ends inside an event: %q", w, s.pending)
 	}
 	fault := strings.ToLower(s.req.Header.Get("X-Mock-Stream-Fault"))
+	if fault == "" { // an override injected it: the answer names it
+		fault = strings.ToLower(s.resp.Header.Get("X-Mock-Stream-Fault"))
+	}
 	if !s.done && fault != faultCut && fault != faultStall {
 		s.ct.rep.Errorf("stream: %s: ended without data: [DONE]", w)
 	}

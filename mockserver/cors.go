@@ -15,6 +15,6 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 	h.Add("Vary", "Origin")
 	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Prefer, X-Mock-Delay, X-Mock-Stream-Fault")
-	h.Set("Access-Control-Expose-Headers", "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Content-Type")
+	h.Set("Access-Control-Expose-Headers", "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Content-Type, X-Mock-Override, X-Mock-Stream-Fault")
 	h.Set("Access-Control-Max-Age", "600")
 }

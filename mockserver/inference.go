@@ -87,7 +87,10 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fault := strings.ToLower(c.r.Header.Get("X-Mock-Stream-Fault"))
+	fault := c.fault
+	if fault == "" {
+		fault = strings.ToLower(c.r.Header.Get("X-Mock-Stream-Fault"))
+	}
 	switch fault {
 	case "", faultStall, faultCut, faultError:
 	default:
@@ -171,6 +174,11 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+	if st.fault != "" {
+		// Said in the answer too, so a client (the console, the journal)
+		// can name a stream that breaks on purpose.
+		h.Set("X-Mock-Stream-Fault", st.fault)
+	}
 	w.WriteHeader(http.StatusOK)
 	ev := events{w: w, rc: http.NewResponseController(w)}
 

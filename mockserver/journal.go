@@ -57,6 +57,9 @@ type journalEntry struct {
 	Request    journalMessage `json:"request"`
 	Response   journalMessage `json:"response"`
 	Curl       string         `json:"curl"` // built when listed (curlCommand), not per request
+	// Override names the override (POST /admin/overrides) that answered or
+	// steered the call; absent when none did.
+	Override *journalOverride `json:"override,omitempty"`
 
 	// What curlCommand needs beyond the exported fields, kept so that the
 	// command is built only when someone reads the journal.

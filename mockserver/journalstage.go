@@ -28,6 +28,7 @@ func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account strin
 			Request:  journalMessage{Headers: maskHeaders(r.Header)},
 			Response: jw.message(),
 			host:     r.Host, tls: r.TLS != nil,
+			Override: jw.override,
 		}
 		if rb != nil {
 			rb.finish(r)

@@ -104,6 +104,12 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, account string, aut
 		fail(err)
 		return
 	}
+	if done, err := s.overridden(c, account); done || err != nil {
+		if err != nil {
+			fail(err)
+		}
+		return
+	}
 	data, err := s.handlers[op.OperationID](c)
 	switch {
 	case err != nil:
@@ -139,6 +145,12 @@ func (s *Server) delay(r *http.Request) error {
 		}
 		d += extra
 	}
+	return s.sleep(r, d)
+}
+
+// sleep waits d, ending early when the client leaves or the server shuts
+// down.
+func (s *Server) sleep(r *http.Request, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}

@@ -30,6 +30,11 @@ const (
 	Invalid          Code = "invalid"            // 422: schema or semantic violation
 	RateLimited      Code = "rate_limited"       // 429
 	Internal         Code = "internal"           // 500
+
+	// Forced is a status a test chose for an override (POST
+	// /admin/overrides, {"status": 503}) that no code above names: the only
+	// code whose status travels with the error instead of this table.
+	Forced Code = "forced"
 )
 
 var statuses = map[Code]int{
@@ -48,16 +53,33 @@ var statuses = map[Code]int{
 type Error struct {
 	Code    Code
 	Message string
+
+	status int // Forced only: the status the test chose
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Status is the HTTP status of the error's code.
-func (e *Error) Status() int { return StatusOf(e.Code) }
+func (e *Error) Status() int {
+	if e.Code == Forced && e.status >= 400 && e.status <= 599 {
+		return e.status
+	}
+	return StatusOf(e.Code)
+}
 
 // New returns an *Error with a formatted message.
 func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithStatus is an error answered with status (400..599), as a test forced
+// it: a status one of the codes names gets that code, any other the code
+// Forced carrying the status.
+func WithStatus(status int, message string) *Error {
+	if c, ok := CodeOf(status); ok {
+		return &Error{Code: c, Message: message}
+	}
+	return &Error{Code: Forced, Message: message, status: status}
 }
 
 // StatusOf maps a code to its HTTP status; unknown codes are 500.

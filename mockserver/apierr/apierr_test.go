@@ -88,3 +88,31 @@ func TestMarshalAheadWritesTheSameBytes(t *testing.T) {
 		t.Fatalf("HTML characters were escaped: %s", direct.Body)
 	}
 }
+
+func TestWithStatus(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		code   Code
+		want   int
+	}{
+		{503, Forced, 503},
+		{404, NotFound, 404},
+		{418, Forced, 418},
+		{500, Internal, 500},
+		{302, Forced, 500}, // not an error status: never sent as one
+	} {
+		e := WithStatus(tc.status, "down")
+		rec := httptest.NewRecorder()
+		Write(rec, nil, e)
+		if e.Code != tc.code || rec.Code != tc.want {
+			t.Errorf("WithStatus(%d): code %q, sent %d; want %q, %d", tc.status, e.Code, rec.Code, tc.code, tc.want)
+		}
+		var env Envelope
+		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Status != "error" || env.Message != "down" {
+			t.Errorf("WithStatus(%d): envelope %s", tc.status, rec.Body)
+		}
+	}
+	if New(Forced, "x").Status() != 500 {
+		t.Error("Forced without a status must be a 500")
+	}
+}

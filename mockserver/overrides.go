@@ -1,0 +1,245 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Overrides let an end-to-end test steer the mock from outside the app under
+// test: "the next GET of model 7 answers 503", set with POST
+// /admin/overrides (overrideadmin.go), checked against the contract when set
+// (overridedef.go). They belong to the account of the key that set them and
+// act on that account's /api/v1 requests only. They live in memory: a reset
+// clears them and the state file (--state) never holds them, so no test's
+// steering outlives it.
+//
+// Order: the account's overrides are tried oldest first and the first one
+// that matches and still has a use left answers; the others are left as
+// they are. A rule's uses are taken with a compare-and-swap, so N
+// concurrent requests against a rule set for `times: k` see exactly
+// min(N, k) overridden answers.
+
+// maxOverrides bounds the overrides of one account.
+const maxOverrides = 100
+
+// overrideSet is the zero-value-ready store of every account's overrides.
+type overrideSet struct {
+	mu       sync.RWMutex
+	accounts map[string]*accountOverrides
+}
+
+type accountOverrides struct {
+	seq   int64
+	rules []*overrideRule // oldest first: the order they are tried in
+}
+
+// overrideRule is one override as set, resolved against the contract.
+type overrideRule struct {
+	ID        int64           `json:"id"`
+	Operation string          `json:"operation"` // the operationId the path and method resolved to
+	Match     overrideMatch   `json:"match"`
+	Respond   overrideRespond `json:"respond"`
+	Times     *int64          `json:"times"`     // as set; null: until removed
+	Remaining *int64          `json:"remaining"` // uses left when listed; null: until removed
+	// Documented tells whether the operation documents the status this
+	// rule answers with: false for, say, a 503 the contract does not list.
+	Documented bool `json:"documented"`
+
+	params map[string]string // the concrete path's parameters; nil: any request of the operation
+	kind   string            // one of the overrideKind constants
+	delay  time.Duration     // kind delay
+	left   atomic.Int64      // uses left; -1: until removed
+}
+
+type overrideMatch struct {
+	Method string            `json:"method"`
+	Path   string            `json:"path"`
+	Query  map[string]string `json:"query,omitempty"`
+	Body   map[string]any    `json:"body,omitempty"`
+}
+
+type overrideRespond struct {
+	Status      int             `json:"status,omitempty"`
+	Message     string          `json:"message,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
+	Unchecked   bool            `json:"unchecked,omitempty"`
+	Example     string          `json:"example,omitempty"`
+	Delay       string          `json:"delay,omitempty"`
+	StreamFault string          `json:"stream_fault,omitempty"`
+}
+
+// The kinds of answer an override gives.
+const (
+	kindStatus  = "status"       // the error envelope with a chosen status
+	kindData    = "data"         // a literal success answer
+	kindExample = "example"      // a named example of the operation's 200 answer
+	kindDelay   = "delay"        // a pause, then the usual answer
+	kindFault   = "stream_fault" // the usual stream, broken as X-Mock-Stream-Fault would
+)
+
+// take uses the rule once, if it has a use left.
+func (o *overrideRule) take() bool {
+	for {
+		n := o.left.Load()
+		switch {
+		case n < 0:
+			return true
+		case n == 0:
+			return false
+		case o.left.CompareAndSwap(n, n-1):
+			return true
+		}
+	}
+}
+
+// view is the rule as the admin API shows it, with its uses left now.
+func (o *overrideRule) view() *overrideRule {
+	v := &overrideRule{
+		ID: o.ID, Operation: o.Operation, Match: o.Match, Respond: o.Respond,
+		Times: o.Times, Documented: o.Documented,
+	}
+	if n := o.left.Load(); n >= 0 {
+		v.Remaining = &n
+	}
+	return v
+}
+
+// matches reports whether a routed, validated request is one the rule is
+// for. params are the router's path parameters; body is the request's JSON
+// body as validated (nil without one), decoded once by the caller.
+func (o *overrideRule) matches(operation string, params map[string]string, query func(string) (string, bool), body func() map[string]any) bool {
+	if o.Operation != operation {
+		return false
+	}
+	for k, v := range o.params {
+		if params[k] != v {
+			return false
+		}
+	}
+	for k, v := range o.Match.Query {
+		if got, ok := query(k); !ok || got != v {
+			return false
+		}
+	}
+	if len(o.Match.Body) > 0 {
+		b := body()
+		for k, v := range o.Match.Body {
+			got, ok := b[k]
+			if !ok || !reflect.DeepEqual(got, v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *overrideSet) account(account string) *accountOverrides {
+	if s.accounts == nil {
+		s.accounts = map[string]*accountOverrides{}
+	}
+	a := s.accounts[account]
+	if a == nil {
+		a = &accountOverrides{}
+		s.accounts[account] = a
+	}
+	return a
+}
+
+// add keeps a new rule, numbered in its account; ok is false when the
+// account already holds maxOverrides rules.
+func (s *overrideSet) add(account string, o *overrideRule) (ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.account(account)
+	a.prune()
+	if len(a.rules) >= maxOverrides {
+		return false
+	}
+	a.seq++
+	o.ID = a.seq
+	a.rules = append(a.rules, o)
+	return true
+}
+
+// prune drops the rules whose uses are spent.
+func (a *accountOverrides) prune() {
+	a.rules = slices.DeleteFunc(a.rules, func(o *overrideRule) bool { return o.left.Load() == 0 })
+}
+
+// list is the account's live rules, oldest first.
+func (s *overrideSet) list(account string) []*overrideRule {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []*overrideRule{}
+	if a := s.accounts[account]; a != nil {
+		for _, o := range a.rules {
+			if v := o.view(); v.Remaining == nil || *v.Remaining > 0 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// remove drops one rule; ok is false when the account has no live rule id.
+func (s *overrideSet) remove(account string, id int64) (removed *overrideRule, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[account]
+	if a == nil {
+		return nil, false
+	}
+	a.prune()
+	i := slices.IndexFunc(a.rules, func(o *overrideRule) bool { return o.ID == id })
+	if i < 0 {
+		return nil, false
+	}
+	removed = a.rules[i].view()
+	a.rules = slices.Delete(a.rules, i, i+1)
+	return removed, true
+}
+
+// clear drops every rule of the account (a reset, DELETE /admin/overrides);
+// ids go on, so an id never names two rules.
+func (s *overrideSet) clear(account string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[account]
+	if a == nil {
+		return 0
+	}
+	a.prune()
+	n := len(a.rules)
+	a.rules = nil
+	return n
+}
+
+// pick returns the first of the account's rules that matches the request
+// and still has a use, taking that use; nil when none does. A rule whose
+// last use this took is dropped.
+func (s *overrideSet) pick(account, operation string, params map[string]string, query func(string) (string, bool), body func() map[string]any) *overrideRule {
+	s.mu.RLock()
+	a := s.accounts[account]
+	if a == nil || len(a.rules) == 0 {
+		s.mu.RUnlock()
+		return nil
+	}
+	var hit *overrideRule
+	for _, o := range a.rules {
+		if o.matches(operation, params, query, body) && o.take() {
+			hit = o
+			break
+		}
+	}
+	s.mu.RUnlock()
+	if hit != nil && hit.left.Load() == 0 {
+		s.mu.Lock()
+		a.prune()
+		s.mu.Unlock()
+	}
+	return hit
+}
