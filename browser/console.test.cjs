@@ -291,6 +291,72 @@ test('the Inspector filters by method and path, and hides the console\'s own ref
   });
 });
 
+test('overrides from the console: add one, see the forced failure and its uses, remove one or all', async () => {
+  await shot(page, 'overrides', async () => {
+    await waitText(page, '#ov-rows', /No overrides/);
+    // The operation comes from the contract, the example from its named examples.
+    await page.selectOption('#ov-op', 'getModel');
+    assert.equal(await page.inputValue('#ov-path'), '/api/v1/user/model/{model_id}');
+    await page.selectOption('#ov-kind', 'example');
+    assert.deepEqual(await page.locator('#ov-example option').allTextContents(), ['ready', 'training']);
+    assert.equal(await page.locator('#ov-kind option[value=stream_fault]').isDisabled(), true, 'a stream fault only for inference');
+
+    await page.selectOption('#ov-op', 'listDatasets');
+    await page.selectOption('#ov-kind', 'status');
+    await page.selectOption('#ov-status', '503');
+    await page.fill('#ov-message', 'The dataset service is down');
+    await page.fill('#ov-times', '2');
+    await page.click('#ov-add button[type=submit]');
+    await waitText(page, '#ov-msg', /^Override \d+ set: listDatasets answers status 503: The dataset service is down, 2 time\(s\)\.$/);
+    const uses = page.locator('#ov-rows tr', { hasText: 'listDatasets' }).locator('td[data-label="Uses left"]');
+    await uses.filter({ hasText: /^2$/ }).waitFor();
+
+    await page.click('#ds-refresh');
+    await waitText(page, '#ds-msg', /^Error 503: The dataset service is down$/);
+    await uses.filter({ hasText: /^1$/ }).waitFor(); // the count follows the calls
+    await page.click('#ds-refresh');
+    await waitText(page, '#ds-msg', /^Error 503: The dataset service is down$/);
+    await waitText(page, '#ov-rows', /No overrides/); // used up, gone
+    await page.click('#ds-refresh');
+    await waitText(page, '#ds-msg', /^Refreshed\.$/); // served as usual again
+    await page.click('#in-refresh');
+    const forced = page.locator('#in-rows tr', { hasText: '/api/v1/user/dataset' }).filter({ has: page.locator('.override') });
+    await forced.first().waitFor();
+    assert.equal(await forced.count(), 2, 'the Inspector names the two answers the override gave');
+
+    // Until removed: the contract's example "one" for the dataset list, removed with its button.
+    await page.selectOption('#ov-op', 'listDatasets');
+    await page.selectOption('#ov-kind', 'example');
+    await page.selectOption('#ov-example', 'one');
+    await page.fill('#ov-times', '');
+    await page.click('#ov-add button[type=submit]');
+    await waitText(page, '#ov-msg', /answers the example "one" until removed\.$/);
+    await page.click('#ds-refresh');
+    await waitText(page, '#ds-rows', /Northwind Handbook.*214/);
+    assert.equal(await page.locator('#ds-rows tr').count(), 1, 'the example lists one dataset');
+    await page.locator('#ov-rows tr', { hasText: 'listDatasets' }).locator('button', { hasText: 'Remove' }).click();
+    await waitText(page, '#ov-msg', /^Override \d+ removed\.$/);
+    await page.click('#ds-refresh');
+    await waitText(page, '#ds-rows', /Browser mixed/);
+
+    // Remove all.
+    await page.selectOption('#ov-op', 'runInference');
+    await page.selectOption('#ov-kind', 'stream_fault');
+    await page.selectOption('#ov-fault', 'cut');
+    await page.click('#ov-add button[type=submit]');
+    await waitText(page, '#ov-msg', /runInference answers the stream fault "cut"/);
+    await page.selectOption('#ov-op', 'listEvaluations');
+    await page.selectOption('#ov-kind', 'delay');
+    await page.fill('#ov-delay', '1s');
+    await page.click('#ov-add button[type=submit]');
+    await waitText(page, '#ov-msg', /listEvaluations answers a delay of 1s/);
+    assert.equal(await page.locator('#ov-rows tr').count(), 2);
+    await page.click('#ov-clear');
+    await waitText(page, '#ov-msg', /^Removed 2 override\(s\)\.$/);
+    await waitText(page, '#ov-rows', /No overrides/);
+  });
+});
+
 test('reset asks first, then reloads the fixtures', async () => {
   await shot(page, 'reset', async () => {
     await page.click('#adm-reset');

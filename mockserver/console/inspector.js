@@ -77,7 +77,8 @@ function shown() {
   return [out, hidden];
 }
 
-const rowLabel = (e) => 'Call ' + e.id + ': ' + e.method + ' ' + e.path + ', status ' + e.status + (faultOf(e) ? ', ' + FAULTS[faultOf(e)] : '');
+const rowLabel = (e) => 'Call ' + e.id + ': ' + e.method + ' ' + e.path + ', status ' + e.status +
+  (faultOf(e) ? ', ' + FAULTS[faultOf(e)] : '') + (e.override ? ', answered by override ' + e.override.id : '');
 
 function render(grew) {
   const [list, hidden] = shown();
@@ -89,7 +90,8 @@ function render(grew) {
   el('td', {}, e.method),
   el('td', { className: 'wrap' }, e.path + (e.query ? '?' + e.query : '')),
   el('td', {}, el('span', { className: 'badge ' + statusClass(e.status) }, e.status),
-    faultOf(e) ? el('span', { className: 'fault' }, FAULTS[faultOf(e)] || faultOf(e)) : null),
+    faultOf(e) ? el('span', { className: 'fault' }, FAULTS[faultOf(e)] || faultOf(e)) : null,
+    e.override ? el('span', { className: 'override' }, 'override ' + e.override.id) : null),
   el('td', { className: 'num' }, typeof e.duration_ms === 'number' ? e.duration_ms.toFixed(1) : '')));
   $('in-rows').replaceChildren(...(rows.length ? rows : [emptyRow(5, journal.length ? 'No call matches the filters.' : 'No calls yet.')]));
   labelCells($('in-rows'));
@@ -117,7 +119,8 @@ function pick(id, quiet) {
   const fault = faultOf(e);
   $('in-detail').replaceChildren(
     el('h3', {}, 'Call ' + e.id + ': ' + e.method + ' ' + e.path + (e.query ? '?' + e.query : '') + ' → ' + e.status + (fault ? ', ' + FAULTS[fault] : '') + ' in ' + e.duration_ms + ' ms'),
-    el('p', { className: 'hint' }, e.time + (own(e) ? ' · sent by the console by itself' : '')),
+    el('p', { className: 'hint' }, e.time + (own(e) ? ' · sent by the console by itself' : '') +
+      (e.override ? ' · answered by override ' + e.override.id + ' (' + e.override.kind + ')' : '')),
     el('div', { className: 'row' }, copy, el('span', { id: 'in-copied', className: 'hint', role: 'status' })),
     el('pre', { className: 'curl' }, e.curl),
     el('h3', {}, 'Request headers'), el('pre', {}, headerText(e.request.headers)),

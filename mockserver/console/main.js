@@ -9,17 +9,18 @@ import { clearModels, refreshModels, wireModels } from './models.js';
 import { clearAsk, wireAsk } from './ask.js';
 import { clearEvaluations, refreshEvaluations, wireEvaluations } from './evaluations.js';
 import { clearJournalView, inspectSoon, refreshJournal, wireInspector } from './inspector.js';
+import { clearOverrides, fillOverrideForm, overridesSoon, refreshOverrides, wireOverrides } from './overrides.js';
 
 const KEY_STORAGE = 'contractkit.console.apiKey';
 // The server fills this tag only when it runs with its generated
 // development key; a configured key is never written into the page.
 const DEV_KEY = (document.querySelector('meta[name="mock-dev-key"]') || {}).content || '';
-const MESSAGES = ['ds-msg', 'md-msg', 'ask-msg', 'ev-msg', 'adm-msg', 'in-msg'];
+const MESSAGES = ['ds-msg', 'md-msg', 'ask-msg', 'ev-msg', 'adm-msg', 'ov-msg', 'in-msg'];
 
 // reloadAll reads every panel once: each list is asked for one time.
 function reloadAll() {
   for (const id of MESSAGES) say($(id), '');
-  return Promise.all([refreshDatasets(), refreshModels('refresh', true), refreshEvaluations(), refreshJournal()])
+  return Promise.all([refreshDatasets(), refreshModels('refresh', true), refreshEvaluations(), refreshOverrides(), refreshJournal()])
     .then(() => { document.body.dataset.loaded = 'true'; });
 }
 
@@ -30,6 +31,7 @@ function clearPanels() {
   clearModels();
   clearEvaluations();
   clearJournalView();
+  clearOverrides();
   clearAsk();
   forgetFresh();
   for (const id of ['ds-rows', 'md-rows', 'ev-rows', 'in-rows']) $(id).replaceChildren();
@@ -90,7 +92,7 @@ function reset(ev) {
 
 state.controlsFor = controlsFor;
 state.onRefused = keyRefused;
-state.afterCall = inspectSoon;
+state.afterCall = (path) => { inspectSoon(path); overridesSoon(path); };
 
 let saved = null;
 try { saved = sessionStorage.getItem(KEY_STORAGE); } catch (e) { saved = null; }
@@ -107,12 +109,14 @@ wireModels();
 wireAsk();
 wireEvaluations();
 wireInspector();
+wireOverrides();
 
 clearPanels();
 fillControls();
+fillOverrideForm();
 // The contract names the operations, their statuses and named examples the
 // controls offer; it needs no key.
-loadContract().then(fillControls).catch((e) => say($('key-msg'), 'The contract could not be read: ' + errText(e), 'error'));
+loadContract().then(() => { fillControls(); fillOverrideForm(); }).catch((e) => say($('key-msg'), 'The contract could not be read: ' + errText(e), 'error'));
 if (saved) {
   startWith(saved);
 } else {
