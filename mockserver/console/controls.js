@@ -3,18 +3,19 @@
 // the calls of one operation of the contract. The example is chosen from
 // that operation's named examples, never typed.
 import { $, fillSelect, setText } from './dom.js';
-import { opById, opFor, opItems } from './contract.js';
+import { contract, opById, opFor, opItems } from './contract.js';
 
-// GENERIC_CODES: what "Force a status" offers for every call at once;
-// for one operation it offers the statuses the contract documents for it.
-const GENERIC_CODES = ['400', '401', '404', '409', '413', '422', '429', '500'];
+// anyCodes: what "Force a status" offers for every call at once, the error
+// statuses some operation of the contract documents; for one operation it
+// offers the statuses the contract documents for that one.
+const anyCodes = () => [...new Set(contract.ops.flatMap((o) => o.errors))].sort();
 
 // fillControls offers the operations of the contract and, for the one
 // chosen, its documented statuses and named examples.
 export function fillControls() {
   fillSelect($('ctl-op'), opItems(), 'Every API call');
   const op = opById($('ctl-op').value);
-  fillSelect($('ctl-code'), (op ? op.errors : GENERIC_CODES).map((c) => [c, c]), 'none');
+  fillSelect($('ctl-code'), (op ? op.errors : anyCodes()).map((c) => [c, c]), 'none');
   const ex = $('ctl-example');
   if (!op) {
     fillSelect(ex, [], 'Choose an operation first');

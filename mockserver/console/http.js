@@ -83,10 +83,10 @@ export async function call(path, init) {
 }
 
 // envelope returns the data of a success envelope, or throws an ApiError
-// carrying the error envelope's message. A 401 the controls did not force
-// means the key is refused.
+// carrying the error envelope's message. A 401 that neither a control nor
+// an override (X-Mock-Override) forced means the key is refused.
 export async function envelope(resp) {
-  if (resp.status === 401 && !forced.has(resp)) state.onRefused();
+  if (resp.status === 401 && !forced.has(resp) && !resp.headers.get('X-Mock-Override')) state.onRefused();
   const text = await resp.text();
   let body = null;
   try { body = JSON.parse(text); } catch (e) { body = null; }
