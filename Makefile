@@ -48,9 +48,13 @@ lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas) and R
 	grep -v '[╔║╚]' <<<"$$out"; \
 	if [ $$rc -ne 0 ] || grep -qE '^ +[0-9]+:[0-9]+ +(error|warning) ' <<<"$$out"; then echo "redocly lint: the contract has problems (see above)"; exit 1; fi
 
+# Fields with a default stay optional to send (openapi-typescript would
+# make them required): the README gives frontend teams this same command.
+TYPES_ARGS := spec/openapi.yaml --default-non-nullable false
 types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and compile a client against them
+	@grep -qF 'openapi-typescript $(TYPES_ARGS) -o' README.md || { echo "types: README.md does not give the command make types runs (openapi-typescript $(TYPES_ARGS) -o ...)"; exit 1; }
 	mkdir -p build
-	$(NODE_BIN)/openapi-typescript spec/openapi.yaml -o build/api.d.ts
+	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o build/api.d.ts
 	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
 go-test: ## unit and integration tests with the race detector

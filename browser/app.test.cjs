@@ -123,6 +123,34 @@ test('a test forces one failure through /admin/overrides and asserts what the ap
   await page.close();
 });
 
+test('the docs page names the mock\'s address and "Try it out" finds the example model', async () => {
+  const page = await browser.context.newPage();
+  await shot(page, 'docs-try-it-out', async () => {
+    await page.goto(MOCK_URL + '/docs');
+    const servers = page.locator('.servers select');
+    await servers.waitFor({ timeout: 20000 });
+    const label = (await servers.textContent()) || '';
+    assert.ok(label.includes(MOCK_URL), `server label ${JSON.stringify(label)} names ${MOCK_URL}`);
+    assert.ok(!label.includes('{'), `server label ${JSON.stringify(label)} shows a raw {variable}`);
+
+    await page.locator('.btn.authorize').first().click();
+    await page.locator('.auth-container input').first().fill(MOCK_API_KEY);
+    await page.locator('.auth-btn-wrapper .authorize').first().click();
+    await page.locator('.btn-done').first().click();
+
+    const op = page.locator('#operations-models-getModel');
+    await op.locator('.opblock-summary').first().click();
+    await op.locator('.try-out__btn').click();
+    const id = await op.locator('tr[data-param-name="model_id"] input').inputValue();
+    assert.match(id, /^[0-9]+$/, 'the example model id is filled in');
+    await op.locator('.execute').click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ timeout: 10000 });
+    assert.equal(((await status.textContent()) || '').trim().slice(0, 3), '200', `GET of example model ${id}`);
+  });
+  await page.close();
+});
+
 test('the docs page renders the contract under its CSP, and /openapi.yaml shows as text', async () => {
   const page = await browser.context.newPage();
   const csp = [];

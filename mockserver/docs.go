@@ -86,6 +86,15 @@ func (s *Server) docs(w http.ResponseWriter, r *http.Request) {
 		}
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		body = b
+	case p == "/docs/openapi.json":
+		b, err := s.docsContract(r)
+		if err != nil {
+			apierr.Write(w, s.log, err)
+			return
+		}
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-store") // per account and per address
+		body = b
 	case p == "/docs" || p == "/docs/":
 		page, err := docsFS.ReadFile("docs/docs.html")
 		if err != nil {

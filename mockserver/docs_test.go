@@ -3,6 +3,7 @@ package mockserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -175,4 +176,176 @@ func TestDocsAssetsMatchThePin(t *testing.T) {
 			t.Errorf("mockserver/docs/%s differs from swagger-ui-dist %s: run make docs-assets", name, pin)
 		}
 	}
+}
+
+// TestDocsContractWorksAsShipped: the contract the docs page renders names
+// this mock's address as its server, and every example id "Try it out"
+// sends (path and query parameters, request body examples) is a record of
+// the account in a fresh server with the default fixtures; the rest is the
+// contract as written.
+func TestDocsContractWorksAsShipped(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tc := range []struct{ name, key, account string }{
+		{"no key: the first key's records", "", testKey1},
+		{"key 1", testKey1, testKey1},
+		{"key 2", testKey2, testKey2},
+	} {
+		key := tc.key
+		t.Run(tc.name, func(t *testing.T) {
+			c := ts.client(t, tc.account)
+			req, _ := http.NewRequest(http.MethodGet, ts.url+"/docs/openapi.json", nil)
+			if key != "" {
+				req.Header.Set("Authorization", "Bearer "+key)
+			}
+			resp, err := ts.hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || bytes.Contains(body, []byte("docs-slot")) {
+				t.Fatalf("GET /docs/openapi.json: %d, unfilled slots: %v", resp.StatusCode, bytes.Contains(body, []byte("docs-slot")))
+			}
+			var doc map[string]any
+			dec := json.NewDecoder(bytes.NewReader(body))
+			dec.UseNumber() // ids of the second account print as numbers, not 1e+09
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			server := doc["servers"].([]any)[0].(map[string]any)
+			if server["url"] != ts.url || strings.Contains(fmt.Sprint(server["description"]), "{") {
+				t.Errorf("server got %v, want %s and a description without a {variable}", server, ts.url)
+			}
+			checked := docsExampleCalls(t, c, doc)
+			if checked < 8 {
+				t.Errorf("checked %d example calls, want one per operation with an id", checked)
+			}
+			assertDocsDiffersOnlyInSlots(t, ts, doc)
+		})
+	}
+}
+
+// docsExampleCalls GETs every operation whose path has parameters with the
+// parameters' examples, and every id a request body example carries, by
+// the GET of its resource; each must answer 200 (checked against the
+// contract by c). It returns how many calls it made.
+func docsExampleCalls(t *testing.T, c *apiClient, doc map[string]any) int {
+	t.Helper()
+	params := doc["components"].(map[string]any)["parameters"].(map[string]any)
+	examples := doc["components"].(map[string]any)["examples"].(map[string]any)
+	byID := map[string]string{ // the GET of each record, by its id field
+		"model_id": "/api/v1/user/model/", "dataset_id": "/api/v1/user/dataset/",
+		"conversation_id": "/api/v1/user/conversations/%s/messages", "evaluation_id": "/api/v1/evaluations/",
+	}
+	n := 0
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, v := range item.(map[string]any) {
+			op, ok := v.(map[string]any)
+			if !ok || method == "parameters" {
+				continue
+			}
+			var ps []any
+			ps = append(ps, item.(map[string]any)["parameters"])
+			ps = append(ps, op["parameters"])
+			concrete, query := path, []string{}
+			for _, list := range ps {
+				l, _ := list.([]any)
+				for _, p := range l {
+					pm := p.(map[string]any)
+					if ref, ok := pm["$ref"].(string); ok {
+						pm = params[strings.TrimPrefix(ref, "#/components/parameters/")].(map[string]any)
+					}
+					name := pm["name"].(string)
+					ex, ok := pm["schema"].(map[string]any)["example"]
+					if _, id := byID[name]; !id || !ok {
+						continue
+					}
+					switch pm["in"] {
+					case "path":
+						concrete = strings.ReplaceAll(concrete, "{"+name+"}", fmt.Sprint(ex))
+					case "query":
+						query = append(query, name+"="+fmt.Sprint(ex))
+					}
+				}
+			}
+			if strings.EqualFold(method, "get") && (concrete != path || len(query) > 0) {
+				u := concrete
+				if len(query) > 0 {
+					u += "?" + strings.Join(query, "&")
+				}
+				c.get(u).want(t, 200)
+				n++
+			}
+			rb, _ := op["requestBody"].(map[string]any)
+			content, _ := rb["content"].(map[string]any)
+			for _, media := range content {
+				exs, _ := media.(map[string]any)["examples"].(map[string]any)
+				for _, ex := range exs {
+					em := ex.(map[string]any)
+					if ref, ok := em["$ref"].(string); ok {
+						em = examples[strings.TrimPrefix(ref, "#/components/examples/")].(map[string]any)
+					}
+					value, _ := em["value"].(map[string]any)
+					for field, get := range byID {
+						if id, ok := value[field]; ok {
+							c.get(recordPath(get, fmt.Sprint(id))).want(t, 200)
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// assertDocsDiffersOnlyInSlots compares the docs' contract with
+// /openapi.json: only the server and id examples may differ.
+func assertDocsDiffersOnlyInSlots(t *testing.T, ts *testServer, docs map[string]any) {
+	t.Helper()
+	_, raw := getPath(t, ts, "/openapi.json")
+	var want map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	var diffs []string
+	var cmp func(path string, a, b any)
+	cmp = func(path string, a, b any) {
+		am, aok := a.(map[string]any)
+		bm, bok := b.(map[string]any)
+		if aok && bok && len(am) == len(bm) {
+			for k := range am {
+				cmp(path+"/"+k, am[k], bm[k])
+			}
+			return
+		}
+		as, aok := a.([]any)
+		bs, bok := b.([]any)
+		if aok && bok && len(as) == len(bs) {
+			for i := range as {
+				cmp(fmt.Sprintf("%s/%d", path, i), as[i], bs[i])
+			}
+			return
+		}
+		if !reflect.DeepEqual(a, b) {
+			diffs = append(diffs, path)
+		}
+	}
+	cmp("", docs, want)
+	for _, d := range diffs {
+		last := d[strings.LastIndex(d, "/")+1:]
+		if !strings.HasPrefix(d, "/servers/") && !docsIDFields[last] && last != "example" {
+			t.Errorf("the docs' contract differs from the contract at %s", d)
+		}
+	}
+}
+
+// recordPath is the GET of a record: prefix+id, or the %s of a pattern.
+func recordPath(get, id string) string {
+	if strings.Contains(get, "%s") {
+		return fmt.Sprintf(get, id)
+	}
+	return get + id
 }

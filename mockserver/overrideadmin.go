@@ -91,9 +91,13 @@ func (s *Server) overridden(c *call, account string) (done bool, err error) {
 		}
 		return true, apierr.WithStatus(o.Respond.Status, msg)
 	case kindData:
+		// Answered before a handler read the body (a multipart upload):
+		// drained first, as for an error, so the client reads the answer.
+		c.in.finish(c.w, c.r)
 		apierr.WriteJSON(c.w, o.Respond.Status, apierr.Success{Status: "success", Data: o.Respond.Data})
 		return true, nil
 	case kindExample:
+		c.in.finish(c.w, c.r)
 		apierr.WriteJSON(c.w, http.StatusOK, jsonContent(c.op).Examples[o.Respond.Example].Value.Value)
 		return true, nil
 	case kindDelay:

@@ -228,6 +228,16 @@ func TestOverrideKinds(t *testing.T) {
 			t.Errorf("override %d not spent", o.ID)
 		}
 	})
+	t.Run("example answers an upload it did not read", func(t *testing.T) {
+		setOverride(t, c, map[string]any{"match": map[string]any{"method": "POST", "path": "/api/v1/user/dataset"}, "respond": map[string]any{"example": "created"}, "times": 1})
+		before := len(c.datasets())
+		ct, body := multipartBody(t, [][2]string{{"dataset_name", "never made"}}, fixtureFile(t, "employee-handbook.md"))
+		var d map[string]any
+		c.do(http.MethodPost, "/api/v1/user/dataset", withBody(ct, body)).want(t, 200).data(t, &d)
+		if d["name"] == "never made" || len(c.datasets()) != before {
+			t.Errorf("the example answered %v and the account holds %d datasets (was %d): the upload was made", d, len(c.datasets()), before)
+		}
+	})
 	t.Run("delay", func(t *testing.T) {
 		setOverride(t, c, map[string]any{"match": map[string]any{"method": "GET", "path": modelTemplate}, "respond": map[string]any{"delay": "30s"}, "times": 1})
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -399,5 +409,36 @@ func TestOverrideConcurrentUses(t *testing.T) {
 	wg.Wait()
 	if got[500] != uses || got[200] != workers*each-uses {
 		t.Errorf("answers got %v, want %d × 500 and %d × 200", got, uses, workers*each-uses)
+	}
+}
+
+// TestOverrideSetCountsItsRules: the count that lets requests skip the
+// lock follows adds, spent uses, removals and clears.
+func TestOverrideSetCountsItsRules(t *testing.T) {
+	var s overrideSet
+	rule := func(left int64) *overrideRule {
+		o := &overrideRule{Operation: "getModel"}
+		o.left.Store(left)
+		return o
+	}
+	noQuery := func(string) (string, bool) { return "", false }
+	none := func() map[string]any { return nil }
+	s.add("a", rule(1))
+	s.add("a", rule(-1))
+	s.add("b", rule(2))
+	if got := s.rules.Load(); got != 3 {
+		t.Fatalf("after 3 adds: %d", got)
+	}
+	if s.pick("a", "getModel", nil, noQuery, none) == nil || s.rules.Load() != 2 {
+		t.Fatalf("after the last use of a rule: %d rules, want 2", s.rules.Load())
+	}
+	if _, ok := s.remove("a", 2); !ok || s.rules.Load() != 1 {
+		t.Fatalf("after a removal: %d rules, want 1", s.rules.Load())
+	}
+	if s.clear("b") != 1 || s.rules.Load() != 0 {
+		t.Fatalf("after a clear: %d rules, want 0", s.rules.Load())
+	}
+	if s.pick("b", "getModel", nil, noQuery, none) != nil {
+		t.Fatal("a cleared rule answered")
 	}
 }

@@ -30,3 +30,44 @@ export type DatasetIdRequired = Assert<IsRequired<ModelCreate, "dataset_id">>;
 export type DatasetIdIsString = Assert<ModelCreate["dataset_id"] extends string ? true : false>;
 
 export const declaredCreate: ModelCreate = { model_name: "Support assistant", dataset_id: "12" };
+
+// The minimal requests the reference shows compile as they are: fields
+// with a default are optional to send (openapi-typescript runs with
+// --default-non-nullable false; without it, every field with a default
+// would be required). Typed as a client such as openapi-fetch types a body:
+// from the operation's request body.
+type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
+type InferenceBody = Body<"/api/v1/user/inference", "post">;
+type ConversationBody = Body<"/api/v1/user/conversations", "post">;
+type EvaluationBody = Body<"/api/v1/evaluations", "post">;
+type ModelBody = Body<"/api/v1/user/model", "post">;
+
+export const inference: InferenceBody = { query: "How many days of paid leave do employees get?", model_id: 42 };
+export const inferenceSchema: components["schemas"]["InferenceRequest"] = { query: "Hi", model_id: 42 };
+export const conversation: ConversationBody = { model_id: 42, title: "Leave questions" };
+export const conversationUntitled: ConversationBody = { model_id: 42 }; // title defaults to "" (D-09)
+export const evaluation: EvaluationBody = { name: "Weekly check", model_id: 42 };
+export const evaluationSchema: components["schemas"]["EvaluationCreateRequest"] = { name: "Weekly check", model_id: 42 };
+export const model: ModelBody = { model_name: "HR bot", dataset_id: "12" };
+
+// What the reference requires stays required (each line must not compile).
+// @ts-expect-error query is required (§4.4)
+export const inferenceWithoutQuery: InferenceBody = { model_id: 42 };
+// @ts-expect-error model_id is required (§4.4)
+export const inferenceWithoutModel: InferenceBody = { query: "Hi" };
+// @ts-expect-error model_id is an integer (§4.4)
+export const inferenceModelAsText: InferenceBody = { query: "Hi", model_id: "42" };
+// @ts-expect-error model_id is required (§4.2)
+export const conversationWithoutModel: ConversationBody = { title: "Leave questions" };
+// @ts-expect-error name is required (D-09)
+export const evaluationWithoutName: EvaluationBody = { model_id: 42 };
+// @ts-expect-error model_id is required (D-09)
+export const evaluationWithoutModel: EvaluationBody = { name: "Weekly check" };
+// @ts-expect-error dataset_id is required (§4.1)
+export const modelWithoutDataset: ModelBody = { model_name: "HR bot" };
+// @ts-expect-error model_name is required (§4.1)
+export const modelWithoutName: ModelBody = { dataset_id: "12" };

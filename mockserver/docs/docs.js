@@ -1,12 +1,13 @@
-// Starts Swagger UI on the contract this mock serves. "Try it out" calls
-// this server: the contract's server URL is "/", so requests go to the
-// origin of the page. A file, not an inline script, so the page's CSP can
-// stay script-src 'self'.
+// Starts Swagger UI on the contract as this mock serves it
+// (/docs/openapi.json): its server is this mock's address, so "Try it out"
+// calls this server, and its example ids are records of the first key's
+// account (the development key's with `make run`). A file, not an inline
+// script, so the page's CSP can stay script-src 'self'.
 'use strict';
 window.addEventListener('load', () => {
   const devKey = (document.querySelector('meta[name="mock-dev-key"]') || {}).content || '';
   const ui = window.SwaggerUIBundle({
-    url: '/openapi.json',
+    url: '/docs/openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null, // no call to validator.swagger.io
