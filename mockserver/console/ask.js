@@ -2,7 +2,7 @@
 // streamed answer read as an app reads it. A stream that stalls or is cut
 // is named as such, not as a bare "network error".
 import { $, el, enc, fillSelect, say, setText } from './dom.js';
-import { act, call, envelope, errText, latest, req } from './http.js';
+import { act, call, envelope, errText, latest, req, state } from './http.js';
 import { readEvents } from './sse.js';
 
 // STALL_MS: a stream with no event for this long is reported stalled.
@@ -168,6 +168,8 @@ async function ask(ev) {
     clearInterval(watch);
     abort = null;
     setAsking(false);
+    // The journal records a stream once it has ended: read it now.
+    state.afterCall('/api/v1/user/inference');
   }
   if (conv) await refreshConversations();
 }
