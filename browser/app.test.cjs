@@ -8,12 +8,19 @@ const http = require('node:http');
 const { MOCK_URL, MOCK_API_KEY, launch, shot, waitText } = require('./harness.cjs');
 
 const APP = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>App</title></head><body>
-<ul id="models"></ul><p id="reads"></p><p id="answer"></p><p id="status">starting</p>
+<ul id="models"></ul><p id="reads"></p><p id="answer"></p><p id="status">starting</p><p id="model"></p>
 <script>
 (async () => {
   const q = new URLSearchParams(location.search);
   const base = q.get('base'), key = q.get('key');
   const status = document.getElementById('status');
+  if (q.get('page') === 'model') { // the app's model page: one GET, its answer or the service's error message
+    const resp = await fetch(base + '/api/v1/user/model/' + encodeURIComponent(q.get('id')), { headers: { Authorization: 'Bearer ' + key } });
+    const body = await resp.json();
+    document.getElementById('model').textContent = resp.ok ? body.data.name + ' is ' + body.data.status : 'Could not load the model: ' + body.message;
+    status.textContent = 'done';
+    return;
+  }
   try {
     const list = await fetch(base + '/api/v1/user/model', { headers: { Authorization: 'Bearer ' + key } });
     const models = (await list.json()).data;
@@ -72,6 +79,46 @@ test('an app on another origin lists models and reads a stream with fetch and ge
     assert.ok(await page.locator('#models li').count() > 0, 'the app listed models');
     assert.ok(Number(await page.locator('#reads').textContent()) > 1, 'the stream arrived in more than one read');
     assert.ok(((await page.locator('#answer').textContent()) || '').length > 10, 'the app joined the tokens');
+  });
+  await page.close();
+});
+
+// The README's Playwright example ("a test forces one failure through
+// /admin/overrides and asserts what the app shows"), run for real against
+// the app page above: the test sets the override from outside, the app's
+// requests are unchanged.
+test('a test forces one failure through /admin/overrides and asserts what the app shows', async () => {
+  const headers = { Authorization: 'Bearer ' + MOCK_API_KEY, 'Content-Type': 'application/json' };
+  const api = async (method, path, body) => {
+    const resp = await fetch(MOCK_URL + path, { method, headers, body: body && JSON.stringify(body) });
+    return { status: resp.status, body: await resp.json() };
+  };
+  const model = (await api('GET', '/api/v1/user/model')).body.data.find((m) => m.status === 'ready');
+  assert.ok(model, 'the account has a ready model');
+  assert.equal((await api('DELETE', '/admin/overrides')).status, 200);
+  const set = await api('POST', '/admin/overrides', {
+    match: { method: 'GET', path: '/api/v1/user/model/{model_id}' },
+    respond: { status: 503, message: 'The model service is down' },
+    times: 1,
+  });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  const override = set.body.data;
+  assert.equal(override.remaining, 1);
+
+  const page = await browser.context.newPage();
+  await shot(page, 'override-app', async () => {
+    const url = appURL + '?page=model&id=' + model.id + '&base=' + encodeURIComponent(MOCK_URL) + '&key=' + encodeURIComponent(MOCK_API_KEY);
+    await page.goto(url);
+    await waitText(page, '#model', /\S/);
+    assert.equal(await page.locator('#model').textContent(), 'Could not load the model: The model service is down');
+
+    assert.deepEqual((await api('GET', '/admin/overrides')).body.data, [], 'used once, gone');
+    const calls = (await api('GET', '/admin/requests?path=/api/v1/user/model/')).body.data;
+    assert.deepEqual(calls.find((c) => c.override).override, { id: override.id, kind: 'status' });
+
+    await page.reload(); // the next GET is served as usual
+    await waitText(page, '#model', /\S/);
+    assert.equal(await page.locator('#model').textContent(), model.name + ' is ' + model.status);
   });
   await page.close();
 });

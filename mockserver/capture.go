@@ -19,6 +19,7 @@ type journalWriter struct {
 	truncated  bool
 	chunks     chunkLog // front-coded while the stream is open
 	chunkCount int
+	fault      string           // set by markStreamFault
 	override   *journalOverride // the override that acted on the call, if one did
 }
 
@@ -70,9 +71,26 @@ func (w *journalWriter) message() journalMessage {
 	if w.stream {
 		log := w.chunks
 		log.prev = nil // only needed while chunks are added
-		m.Stream = &journalStream{log: log, ChunkCount: w.chunkCount, Truncated: w.truncated}
+		m.Stream = &journalStream{log: log, ChunkCount: w.chunkCount, Truncated: w.truncated, Fault: w.fault}
 		return m
 	}
 	m.Body = w.body.String()
 	return m
+}
+
+// markStreamFault tells the journal, if w records one, that fault is ending
+// the stream: the entry then says so instead of reading as a plain 200.
+// It looks through the writers that wrap the journal's (Unwrap).
+func markStreamFault(w http.ResponseWriter, fault string) {
+	for w != nil {
+		if jw, ok := w.(*journalWriter); ok {
+			jw.fault = fault
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }

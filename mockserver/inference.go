@@ -217,8 +217,10 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		if i == half && i > 0 {
 			switch st.fault {
 			case faultCut:
+				markStreamFault(w, faultCut)
 				panic(http.ErrAbortHandler) // net/http drops the connection
 			case faultError:
+				markStreamFault(w, faultError)
 				ev.send(&chunk{Type: "error", Message: "generation failed (injected by X-Mock-Stream-Fault)"})
 				ev.done()
 				return
@@ -228,6 +230,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 			return
 		}
 		if st.fault == faultStall {
+			markStreamFault(w, faultStall)
 			select {
 			case <-ctx.Done():
 			case <-s.shutdown:

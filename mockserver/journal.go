@@ -81,6 +81,9 @@ type journalStream struct {
 	Chunks     []string `json:"chunks"` // filled from log when the journal is read (expanded)
 	ChunkCount int      `json:"chunk_count"`
 	Truncated  bool     `json:"truncated"`
+	// Fault names the stream fault that ended it (stall, cut or error), so a
+	// deliberately broken stream does not read as a plain 200.
+	Fault string `json:"fault,omitempty"`
 
 	// log keeps the chunks front-coded in the journal too: they are turned
 	// into strings only for someone reading the journal, so recording a

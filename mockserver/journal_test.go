@@ -1,8 +1,10 @@
 package mockserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -252,5 +254,57 @@ func TestJournalSummarisesMultipartAndBoundsBodies(t *testing.T) {
 	req = e[0]["request"].(map[string]any)
 	if len(req["body"].(string)) != journalBodyBytes || req["body_truncated"] != true || req["body_size"].(float64) != float64(len(big)) {
 		t.Errorf("large body: kept %d bytes, truncated %v, size %v; want %d, true, %d", len(req["body"].(string)), req["body_truncated"], req["body_size"], journalBodyBytes, len(big))
+	}
+}
+
+// TestJournalMarksStreamFaults: a stream a fault ended says which one in
+// response.stream.fault (its status stays the 200 that was sent); a
+// stream that ended well has no fault.
+func TestJournalMarksStreamFaults(t *testing.T) {
+	ts := newTestServer(t, withoutFixtures())
+	c := ts.client(t, testKey1)
+	m := c.readyModel("handbook", fixtureFile(t, "employee-handbook.md"))
+	body := map[string]any{"query": "What does the handbook say about paid leave and expenses?", "model_id": m.ID, "response_length_preference": "detailed"}
+	faultOf := func(e map[string]any) any {
+		st, _ := e["response"].(map[string]any)["stream"].(map[string]any)
+		if st == nil {
+			t.Fatalf("entry %v has no response.stream", e["id"])
+		}
+		return st["fault"]
+	}
+
+	c.ask(body)
+	c.ask(body, withHeader("X-Mock-Stream-Fault", "error"))
+	if resp, err := c.open(http.MethodPost, "/api/v1/user/inference", withJSON(body), withHeader("X-Mock-Stream-Fault", "cut")); err == nil {
+		_, _ = io.Copy(io.Discard, resp.Body) // ends with the dropped connection
+		resp.Body.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := c.open(http.MethodPost, "/api/v1/user/inference", withContext(ctx), withJSON(body), withHeader("X-Mock-Stream-Fault", "stall"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, newSSEReader(resp.Body), "token")
+	cancel() // the stalled stream is recorded once its client leaves
+	resp.Body.Close()
+
+	var entries []map[string]any
+	for range 500 { // bounded: the stalled handler returns as soon as it sees the cancel
+		if entries = journalOf(t, c, "?path=/api/v1/user/inference"); len(entries) == 4 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(entries) != 4 {
+		t.Fatalf("%d inference entries, want 4", len(entries))
+	}
+	for i, want := range []any{nil, "error", "cut", "stall"} {
+		if got := faultOf(entries[i]); got != want {
+			t.Errorf("entry %d: stream.fault %v, want %v", i, got, want)
+		}
+		if entries[i]["status"].(float64) != 200 {
+			t.Errorf("entry %d: status %v, want the 200 that was sent", i, entries[i]["status"])
+		}
 	}
 }

@@ -38,6 +38,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/":
 		s.console(out, r)
+	case strings.HasPrefix(r.URL.Path, consoleAssetPrefix):
+		s.consoleAsset(out, r)
 	case r.URL.Path == "/favicon.ico":
 		// Browsers ask for it when the console opens; no icon, and no 401 noise.
 		out.WriteHeader(http.StatusNoContent)
