@@ -60,7 +60,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			tr.CreatedAt, tr.WillFail = now.Add(-tr.Duration-time.Minute), true
 		}
 		m := &model{
-			id: a.idOrNext(fm.ID), name: fm.Name, description: ptr(fm.Description), datasetID: d.id,
+			id: a.idOrNext(fm.ID), name: fm.Name, description: shownDescription(fm.Description), datasetID: d.id,
 			category: fm.Category, baseModelName: fm.BaseModelName, fineTune: fm.FineTune,
 			training: tr, createdAt: tr.CreatedAt,
 		}
@@ -101,6 +101,16 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 		a.advance(e)
 	}
 	return nil
+}
+
+// shownDescription is a fixture model's description as the API shows it: an
+// empty one is null, as for a model created without one (seed §2.1 default),
+// since the set format has no null.
+func shownDescription(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // A set's ids must fit in an account's id block: the array length below is

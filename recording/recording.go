@@ -1,0 +1,95 @@
+// Package recording turns the exchanges that passed through the conformance
+// proxy into a fixture set that `mockserver --fixtures DIR` loads: datasets
+// with the text of the files uploaded to them, models, conversations with
+// their messages, and evaluations, as the server last described them.
+//
+// The Recorder follows what the server said: a create, a read, a list or an
+// update answer gives a record's current fields (the latest wins), a delete
+// (or a 404 on a read by id) removes it, and a record seen only by its id is
+// recorded from what its reads said. Uploaded file bytes come from the
+// multipart requests the server accepted. Keys select the account and are
+// never written; see Write for how several keys are laid out.
+package recording
+
+import (
+	"crypto/sha256"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Exchange is one finished request and its answer, as the proxy saw them.
+type Exchange struct {
+	Method, Path, RawQuery string
+	RequestHeader          http.Header // Authorization included; never written anywhere
+	RequestBody            []byte      // whole (multipart uploads included), bounded by the proxy
+	Status                 int
+	ResponseHeader         http.Header
+	ResponseBody           []byte // whole for JSON; for event streams the text as it passed
+}
+
+// Recorder collects the state of each account from the exchanges it
+// observes. It is safe for concurrent use.
+type Recorder struct {
+	mu sync.Mutex
+	// accounts by the SHA-256 of their key, in the order they first showed.
+	accounts map[[32]byte]*account
+	order    []*account
+	// keys are kept (in memory only) so Write can redact any of them that a
+	// recorded text happens to hold.
+	keys map[string]bool
+	// ignored counts exchanges that changed nothing, by reason.
+	ignored map[string]int
+	seen    int
+}
+
+// New returns an empty Recorder.
+func New() *Recorder {
+	return &Recorder{accounts: map[[32]byte]*account{}, keys: map[string]bool{}, ignored: map[string]int{}}
+}
+
+// Observe records one exchange. The key of its Authorization header selects
+// the account; an exchange without a key, or with an answer that is not a
+// success, changes nothing (a 404 on a read by id removes the record).
+func (r *Recorder) Observe(x Exchange) {
+	key := bearerKey(x.RequestHeader)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen++
+	if key == "" {
+		r.ignore("no API key in the request")
+		return
+	}
+	op, ok := route(x.Method, x.Path)
+	if !ok {
+		r.ignore("not an operation of the contract that holds data")
+		return
+	}
+	success := x.Status >= 200 && x.Status < 300
+	if !success && !(x.Status == http.StatusNotFound && op.readByID) {
+		r.ignore("answer was not a success")
+		return
+	}
+	digest := sha256.Sum256([]byte(key))
+	a := r.accounts[digest]
+	if a == nil {
+		a = newAccount(len(r.order) + 1)
+		r.accounts[digest] = a
+		r.order = append(r.order, a)
+		r.keys[key] = true
+	}
+	if reason := op.apply(a, x, op.id); reason != "" {
+		r.ignore(reason)
+	}
+}
+
+func (r *Recorder) ignore(reason string) { r.ignored[reason]++ }
+
+// bearerKey is the key of an Authorization header (seed §5: "Bearer <key>").
+func bearerKey(h http.Header) string {
+	scheme, key, ok := strings.Cut(strings.TrimSpace(h.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(key)
+}
