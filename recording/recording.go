@@ -60,6 +60,9 @@ func (r *Recorder) Observe(x Exchange) {
 		r.ignore("no API key in the request")
 		return
 	}
+	// Any key seen is redacted from what is written, even one the server
+	// refused: it may still be someone's key.
+	r.keys[key] = true
 	op, ok := route(x.Method, x.Path)
 	if !ok {
 		r.ignore("not an operation of the contract that holds data")
@@ -76,7 +79,6 @@ func (r *Recorder) Observe(x Exchange) {
 		a = newAccount(len(r.order) + 1)
 		r.accounts[digest] = a
 		r.order = append(r.order, a)
-		r.keys[key] = true
 	}
 	if reason := op.apply(a, x, op.id); reason != "" {
 		r.ignore(reason)
