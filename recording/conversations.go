@@ -12,7 +12,8 @@ import (
 )
 
 // readConversation: a create or rename answers one Conversation (§4.2).
-func readConversation(a *account, x Exchange, id string) string {
+func readConversation(a *account, x Exchange, in request) string {
+	id := in.id
 	var w conversationWire
 	if json.Unmarshal(payload(x.ResponseBody), &w) != nil {
 		return "conversation: the answer is not a conversation"
@@ -29,7 +30,7 @@ func readConversation(a *account, x Exchange, id string) string {
 
 // listConversations upserts the listed conversations. The list is of one
 // model and paged (§4.2, D-06), so what it lacks is not taken as deleted.
-func listConversations(a *account, x Exchange, _ string) string {
+func listConversations(a *account, x Exchange, _ request) string {
 	var ws []conversationWire
 	if json.Unmarshal(payload(x.ResponseBody), &ws) != nil {
 		return "conversation list: the answer is not a list"
@@ -42,14 +43,16 @@ func listConversations(a *account, x Exchange, _ string) string {
 	return ""
 }
 
-func deleteConversation(a *account, _ Exchange, id string) string {
+func deleteConversation(a *account, _ Exchange, in request) string {
+	id := in.id
 	delete(a.conversations, unescape(id))
 	return ""
 }
 
 // readMessages: the message list (§4.2) is what the conversation holds from
 // its offset on (D-06 pages it; messages oldest first).
-func readMessages(a *account, x Exchange, id string) string {
+func readMessages(a *account, x Exchange, in request) string {
+	id := in.id
 	id = unescape(id)
 	if x.Status == http.StatusNotFound {
 		delete(a.conversations, id)
@@ -75,7 +78,7 @@ func readMessages(a *account, x Exchange, id string) string {
 // inference: with a conversation_id, the question and the answer are the
 // conversation's next two messages (D-23); the answer is the stream's
 // token/delta chunks joined (§4.4, D-03), or one JSON result (D-04).
-func inference(a *account, x Exchange, _ string) string {
+func inference(a *account, x Exchange, _ request) string {
 	var q struct {
 		Query          string `json:"query"`
 		ModelID        flexID `json:"model_id"`

@@ -68,8 +68,8 @@ func accepted(files []upload, failed []string) []upload {
 }
 
 // createDataset: POST /user/dataset answers the new dataset (seed §4.3).
-func createDataset(a *account, x Exchange, _ string) string {
-	f, err := readForm(x)
+func createDataset(a *account, x Exchange, in request) string {
+	f, err := in.form, in.formErr
 	if err != nil {
 		return "dataset create: " + err.Error()
 	}
@@ -89,8 +89,8 @@ func createDataset(a *account, x Exchange, _ string) string {
 }
 
 // uploadFiles: POST /user/dataset/upload answers an upload result (§2.7).
-func uploadFiles(a *account, x Exchange, _ string) string {
-	f, err := readForm(x)
+func uploadFiles(a *account, x Exchange, in request) string {
+	f, err := in.form, in.formErr
 	if err != nil {
 		return "dataset upload: " + err.Error()
 	}
@@ -111,7 +111,7 @@ func uploadFiles(a *account, x Exchange, _ string) string {
 	return ""
 }
 
-func listDatasets(a *account, x Exchange, _ string) string {
+func listDatasets(a *account, x Exchange, _ request) string {
 	var ws []datasetWire
 	if json.Unmarshal(payload(x.ResponseBody), &ws) != nil {
 		return "dataset list: the answer is not a list"
@@ -132,7 +132,8 @@ func listDatasets(a *account, x Exchange, _ string) string {
 	return ""
 }
 
-func readDataset(a *account, x Exchange, id string) string {
+func readDataset(a *account, x Exchange, in request) string {
+	id := in.id
 	n, ok := pathID(id)
 	if !ok {
 		return "dataset read: the id is not a number"
@@ -149,7 +150,8 @@ func readDataset(a *account, x Exchange, id string) string {
 	return ""
 }
 
-func deleteDataset(a *account, _ Exchange, id string) string {
+func deleteDataset(a *account, _ Exchange, in request) string {
+	id := in.id
 	n, ok := pathID(id)
 	if !ok {
 		return "dataset delete: the id is not a number"

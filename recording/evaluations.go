@@ -8,7 +8,8 @@ import (
 
 // readEvaluation: a create, read, update or run-ragas answers one
 // Evaluation (seed §4.5); a read by id answered 404 means it is gone.
-func readEvaluation(a *account, x Exchange, id string) string {
+func readEvaluation(a *account, x Exchange, in request) string {
+	id := in.id
 	if x.Status == http.StatusNotFound {
 		if n, ok := pathID(id); ok {
 			delete(a.evaluations, n)
@@ -29,7 +30,7 @@ func readEvaluation(a *account, x Exchange, id string) string {
 	return ""
 }
 
-func listEvaluations(a *account, x Exchange, _ string) string {
+func listEvaluations(a *account, x Exchange, _ request) string {
 	var page struct {
 		Evaluations []evaluationWire `json:"evaluations"`
 		Total       *int             `json:"total"`
@@ -59,7 +60,8 @@ func listEvaluations(a *account, x Exchange, _ string) string {
 }
 
 // startEvaluation: the answer (seed §2.10) says the run began.
-func startEvaluation(a *account, _ Exchange, id string) string {
+func startEvaluation(a *account, _ Exchange, in request) string {
+	id := in.id
 	n, ok := pathID(id)
 	if !ok {
 		return "evaluation start: the id is not a number"
@@ -68,7 +70,8 @@ func startEvaluation(a *account, _ Exchange, id string) string {
 	return ""
 }
 
-func deleteEvaluation(a *account, _ Exchange, id string) string {
+func deleteEvaluation(a *account, _ Exchange, in request) string {
+	id := in.id
 	n, ok := pathID(id)
 	if !ok {
 		return "evaluation delete: the id is not a number"

@@ -7,7 +7,8 @@ import (
 
 // readModel: a model create (POST /user/model) or read answers one Model
 // (seed §4.1); a read by id answered 404 means the model is gone.
-func readModel(a *account, x Exchange, id string) string {
+func readModel(a *account, x Exchange, in request) string {
+	id := in.id
 	if x.Status == http.StatusNotFound {
 		if n, ok := pathID(id); ok {
 			delete(a.models, n)
@@ -28,7 +29,7 @@ func readModel(a *account, x Exchange, id string) string {
 	return ""
 }
 
-func listModels(a *account, x Exchange, _ string) string {
+func listModels(a *account, x Exchange, _ request) string {
 	var ws []modelWire
 	if json.Unmarshal(payload(x.ResponseBody), &ws) != nil {
 		return "model list: the answer is not a list"
@@ -49,7 +50,8 @@ func listModels(a *account, x Exchange, _ string) string {
 	return ""
 }
 
-func deleteModel(a *account, _ Exchange, id string) string {
+func deleteModel(a *account, _ Exchange, in request) string {
+	id := in.id
 	n, ok := pathID(id)
 	if !ok {
 		return "model delete: the id is not a number"

@@ -53,6 +53,11 @@ func New() *Recorder {
 // success, changes nothing (a 404 on a read by id removes the record).
 func (r *Recorder) Observe(x Exchange) {
 	key := bearerKey(x.RequestHeader)
+	op, known := route(x.Method, x.Path)
+	in := request{id: op.id}
+	if known && op.multipart && x.Status >= 200 && x.Status < 300 {
+		in.form, in.formErr = readForm(x)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seen++
@@ -63,8 +68,7 @@ func (r *Recorder) Observe(x Exchange) {
 	// Any key seen is redacted from what is written, even one the server
 	// refused: it may still be someone's key.
 	r.keys[key] = true
-	op, ok := route(x.Method, x.Path)
-	if !ok {
+	if !known {
 		r.ignore("not an operation of the contract that holds data")
 		return
 	}
@@ -80,7 +84,7 @@ func (r *Recorder) Observe(x Exchange) {
 		r.accounts[digest] = a
 		r.order = append(r.order, a)
 	}
-	if reason := op.apply(a, x, op.id); reason != "" {
+	if reason := op.apply(a, x, in); reason != "" {
 		r.ignore(reason)
 	}
 }

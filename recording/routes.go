@@ -10,8 +10,19 @@ import (
 type operation struct {
 	// readByID: a 404 answer means the record is gone (the server said so).
 	readByID bool
-	apply    func(a *account, x Exchange, id string) string
+	apply    func(a *account, x Exchange, in request) string
 	id       string // the path's id, when the operation has one
+	// multipart: the request body is a multipart form (seed §4.3).
+	multipart bool
+}
+
+// request is what is read of an exchange before the Recorder's lock is
+// taken: the path's id and, for the two uploads, the multipart form (the
+// largest body; parsing it must not hold up other exchanges).
+type request struct {
+	id      string
+	form    form
+	formErr error
 }
 
 // apiPrefix starts every path of the contract (seed §9); what comes before
@@ -26,7 +37,7 @@ func route(method, path string) (operation, bool) {
 		return operation{}, false
 	}
 	parts := strings.Split(strings.Trim(path[i+len(apiPrefix):], "/"), "/")
-	op := func(readByID bool, f func(*account, Exchange, string) string, id string) (operation, bool) {
+	op := func(readByID bool, f func(*account, Exchange, request) string, id string) (operation, bool) {
 		return operation{readByID: readByID, apply: f, id: id}, true
 	}
 	at := func(i int) string {
@@ -39,12 +50,12 @@ func route(method, path string) (operation, bool) {
 	case at(0) == "user" && at(1) == "dataset" && len(parts) == 2:
 		switch method {
 		case http.MethodPost:
-			return op(false, createDataset, "")
+			return operation{apply: createDataset, multipart: true}, true
 		case http.MethodGet:
 			return op(false, listDatasets, "")
 		}
 	case at(0) == "user" && at(1) == "dataset" && at(2) == "upload" && len(parts) == 3 && method == http.MethodPost:
-		return op(false, uploadFiles, "")
+		return operation{apply: uploadFiles, multipart: true}, true
 	case at(0) == "user" && at(1) == "dataset" && len(parts) == 3:
 		switch method {
 		case http.MethodGet:
