@@ -79,6 +79,12 @@ var messageRoles = []string{fixtures.RoleUser, fixtures.RoleAssistant, fixtures.
 
 func (b *builder) conversations(models map[int64]string) {
 	convs := slices.SortedFunc(maps.Values(b.a.conversations), func(x, y *conversation) int { return cmp.Compare(x.seq, y.seq) })
+	// Oldest first, by the server's created_at when every one has it (a
+	// list shows them newest first, so the order first seen may be the
+	// reverse); else in the order first seen.
+	if !slices.ContainsFunc(convs, func(c *conversation) bool { return c.createdAt.IsZero() }) {
+		slices.SortStableFunc(convs, func(x, y *conversation) int { return x.createdAt.Compare(y.createdAt) })
+	}
 	titles := map[string]bool{}
 	for _, c := range convs {
 		what := fmt.Sprintf("conversation %s", c.id)

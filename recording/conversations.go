@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // readConversation: a create or rename answers one Conversation (§4.2).
@@ -154,6 +155,9 @@ func (a *account) conversation(id string) *conversation {
 
 func (c *conversation) merge(w conversationWire) {
 	w.Title.to(&c.title)
+	if t, err := time.Parse(time.RFC3339Nano, w.CreatedAt.v); err == nil {
+		c.createdAt = t
+	}
 	if w.ModelID.ok {
 		c.modelID = w.ModelID.v
 	}

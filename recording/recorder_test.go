@@ -275,3 +275,24 @@ func TestNoKeyIsWritten(t *testing.T) {
 		t.Errorf("walk: %v, %d files, want 4 (two sets, two files)", err, n)
 	}
 }
+
+// TestConversationsOldestFirst: conversations seen only in a list (newest
+// first) are written oldest first, so the mock lists them as the server did.
+func TestConversationsOldestFirst(t *testing.T) {
+	rec := recording.New()
+	base(rec, key1)
+	conv := func(id, title, at string) map[string]any {
+		return map[string]any{"id": id, "model_id": 11, "title": title, "created_at": at}
+	}
+	rec.Observe(jsonX(key1, "GET", "/api/v1/user/conversations", nil, []any{
+		conv("c3", "Third", "2026-03-01T10:00:00Z"), conv("c2", "Second", "2026-03-01T09:00:00Z"), conv("c1", "First", "2026-03-01T08:00:00.5Z"),
+	}))
+	_, set := writeLoad(t, rec)
+	var titles []string
+	for _, c := range set.Conversations {
+		titles = append(titles, c.Title)
+	}
+	if got := strings.Join(titles, ","); got != "First,Second,Third" {
+		t.Errorf("conversations written as %s, want First,Second,Third (oldest first)", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // account is what the server said about one key's data.
@@ -56,6 +57,9 @@ type conversation struct {
 	modelID   int64
 	messages  []message
 	seq       int
+	// createdAt is the server's created_at, when an answer gave it: the
+	// set is written oldest first, which the mock lists newest first again.
+	createdAt time.Time
 }
 
 type message struct{ role, content string }
@@ -161,9 +165,10 @@ type modelWire struct {
 }
 
 type conversationWire struct {
-	ID      optString `json:"id"`
-	ModelID flexID    `json:"model_id"`
-	Title   optString `json:"title"`
+	ID        optString `json:"id"`
+	ModelID   flexID    `json:"model_id"`
+	Title     optString `json:"title"`
+	CreatedAt optString `json:"created_at"`
 }
 
 type messageWire struct {
