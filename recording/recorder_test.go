@@ -209,6 +209,9 @@ func TestUnrecordableIsLeftOutAndNamed(t *testing.T) {
 	rec.Observe(jsonX("", "GET", "/api/v1/user/model", nil, []any{}))
 	rec.Observe(jsonX(key1, "GET", "/health", nil, nil))
 	rec.Observe(status(jsonX(key1, "POST", "/api/v1/user/model", nil, nil), 422))
+	example := jsonX(key1, "GET", "/api/v1/user/model", nil, []any{model(99, 10, "Example", "ready")})
+	example.RequestHeader.Set("Prefer", "example=ready")
+	rec.Observe(example)
 
 	_, set := writeLoad(t, rec)
 	if len(set.Datasets) != 1 || len(set.Datasets[0].Files) != 1 || len(set.Models) != 1 || len(set.Conversations) != 0 || len(set.Evaluations) != 0 {
@@ -229,7 +232,7 @@ func TestUnrecordableIsLeftOutAndNamed(t *testing.T) {
 			t.Errorf("skipped lacks %q:\n%s", want, skipped)
 		}
 	}
-	if sum.Exchanges != 10 || sum.Ignored["no API key in the request"] != 1 || sum.Ignored["answer was not a success"] != 1 ||
+	if sum.Exchanges != 11 || sum.Ignored["the answer was made up on request (Prefer: example, dynamic or code), not the server's data"] != 1 || sum.Ignored["no API key in the request"] != 1 || sum.Ignored["answer was not a success"] != 1 ||
 		sum.Ignored["not an operation of the contract that holds data"] != 1 {
 		t.Errorf("summary: %d exchanges, ignored %v", sum.Exchanges, sum.Ignored)
 	}

@@ -72,6 +72,10 @@ func (r *Recorder) Observe(x Exchange) {
 		r.ignore("not an operation of the contract that holds data")
 		return
 	}
+	if madeUp(x.RequestHeader) {
+		r.ignore("the answer was made up on request (Prefer: example, dynamic or code), not the server's data")
+		return
+	}
 	success := x.Status >= 200 && x.Status < 300
 	if !success && !(x.Status == http.StatusNotFound && op.readByID) {
 		r.ignore("answer was not a success")
@@ -98,4 +102,19 @@ func bearerKey(h http.Header) string {
 		return ""
 	}
 	return strings.TrimSpace(key)
+}
+
+// madeUp: the request asked, in Prism's spelling that the mock also reads,
+// for an example, generated or forced answer: what it says is no record.
+func madeUp(h http.Header) bool {
+	for _, v := range h.Values("Prefer") {
+		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' }) {
+			k, _, _ := strings.Cut(strings.TrimSpace(part), "=")
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "example", "dynamic", "code":
+				return true
+			}
+		}
+	}
+	return false
 }
