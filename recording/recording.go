@@ -9,6 +9,13 @@
 // recorded from what its reads said. Uploaded file bytes come from the
 // multipart requests the server accepted. Keys select the account and are
 // never written; see Write for how several keys are laid out.
+//
+// What the fixture format cannot hold is left out or mapped to the nearest
+// value it holds (build.go, build_records.go: a running evaluation is
+// pending, a pending model training), and every such record is named in
+// Summary, for the proxy to print. Whether a file can be read is decided by
+// the mock's own extraction (mockserver/retrieval), so a written set always
+// preloads.
 package recording
 
 import (

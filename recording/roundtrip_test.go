@@ -148,6 +148,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := rec.Summary()
+	t.Logf("%q", sum.Lines())
 	if len(sum.Accounts) != 1 || len(sum.Accounts[0].Skipped) != 0 {
 		t.Errorf("summary: got %+v, want one account with nothing left out", sum.Accounts)
 	}
