@@ -301,3 +301,20 @@ func TestConversationsOldestFirst(t *testing.T) {
 		t.Errorf("conversations written as %s, want First,Second,Third (oldest first)", got)
 	}
 }
+
+// TestUploadBytesBounded: past the bound on kept upload bytes, an upload's
+// files are not kept, and the summary says so.
+func TestUploadBytesBounded(t *testing.T) {
+	rec := recording.New()
+	recording.SetMaxFileBytes(rec, int64(len(handbook)+10))
+	base(rec, key1) // keeps the handbook
+	rec.Observe(formX(key1, "/api/v1/user/dataset/upload", map[string]string{"dataset_id": "10"}, map[string]string{"more.md": handbook},
+		map[string]any{"success": true, "dataset_id": 10, "failed_files": []string{}}))
+	_, set := writeLoad(t, rec)
+	if len(set.Datasets) != 1 || len(set.Datasets[0].Files) != 1 {
+		t.Errorf("datasets: got %+v, want Handbook with its first file only", set.Datasets)
+	}
+	if n := rec.Summary().Ignored["upload files not kept: the recording holds its limit of uploaded bytes (MaxFileBytes) already"]; n != 1 {
+		t.Errorf("the summary counts %d uploads not kept, want 1", n)
+	}
+}
