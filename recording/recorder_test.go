@@ -150,7 +150,7 @@ func TestMessagesFromStreamsAndReads(t *testing.T) {
 	conv := map[string]any{"id": "c-1", "model_id": 11, "title": "Chat"}
 	rec.Observe(jsonX(key1, "POST", "/api/v1/user/conversations", conv, conv))
 	stream := "data: {\"type\":\"status\",\"content\":\"retrieving\"}\n\ndata: {\"type\":\"token\",\"content\":\"27 \"}\n\n" +
-		"data: {\"type\":\"reasoning\",\"content\":\"hmm\"}\n\ndata: {\"type\":\"delta\",\"content\":\"days.\"}\n\ndata: [DONE]\n\n"
+		"data: {\"type\":\"reasoning\",\"content\":\"hmm\"}\n\n: a comment\r\nevent: message\r\ndata: {\"type\":\"delta\",\r\ndata:  \"content\":\"days.\"}\r\n\r\ndata: [DONE]\n\n"
 	x := jsonX(key1, "POST", "/api/v1/user/inference", map[string]any{"query": "Leave?", "model_id": 11, "conversation_id": "c-1"}, nil)
 	x.ResponseHeader, x.ResponseBody = header("", "text/event-stream"), []byte(stream)
 	rec.Observe(x)
