@@ -53,6 +53,9 @@ type Recorder struct {
 	fileBytes, maxFileBytes int64
 }
 
+// maxKeys bounds the refused keys kept for redaction.
+const maxKeys = 10_000
+
 // MaxFileBytes bounds the uploaded bytes a Recorder keeps in memory; the
 // files of an upload past it are not kept (and named in the Summary as
 // files whose text is unknown).
@@ -99,8 +102,12 @@ func (r *Recorder) Observe(x Exchange) {
 		return
 	}
 	// Any key seen is redacted from what is written, even one the server
-	// refused: it may still be someone's key.
-	r.keys[key] = true
+	// refused: it may still be someone's key. The refused ones are bounded
+	// (a client trying keys must not grow the set without end); the key of
+	// an account is always in it (below).
+	if len(r.keys) < maxKeys {
+		r.keys[key] = true
+	}
 	if !known {
 		r.ignore("not an operation of the contract that holds data")
 		return
@@ -120,6 +127,7 @@ func (r *Recorder) Observe(x Exchange) {
 		a = newAccount(len(r.order) + 1)
 		r.accounts[digest] = a
 		r.order = append(r.order, a)
+		r.keys[key] = true
 	}
 	if op.multipart && in.formErr == nil {
 		r.keepFiles(&in.form)
