@@ -37,6 +37,10 @@ type tap struct {
 	// upstreamErr: the target gave no answer; readErr: its body broke.
 	upstreamErr, readErr error
 	eof                  bool
+	// length is the answer's Content-Length (-1: unknown), read what
+	// passed: an answer read to its length is whole even if the client
+	// left before the read that would have returned io.EOF.
+	length, read         int64
 	body                 bytes.Buffer
 	bodyCut              bool
 	stream               *streamTap
@@ -93,6 +97,7 @@ func (t *tap) report(k Kind, decision, what string, x *conformance.Exchange) {
 func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	t.o.Status = resp.StatusCode
 	t.o.ResponseHeader = resp.Header.Clone()
+	t.length = resp.ContentLength
 	if t.inContract && conformance.IsEventStream(resp.StatusCode, resp.Header) {
 		t.startStream()
 	}
@@ -149,11 +154,12 @@ func (r *tapReader) Read(p []byte) (int, error) {
 	n, err := r.body.Read(p)
 	if n > 0 {
 		r.t.keep(p[:n])
+		r.t.read += int64(n)
 	}
-	switch {
-	case err == io.EOF:
+	if err == io.EOF || r.t.length >= 0 && r.t.read == r.t.length {
 		r.t.eof = true
-	case err != nil && r.t.readErr == nil:
+	}
+	if err != nil && err != io.EOF && !r.t.eof && r.t.readErr == nil {
 		r.t.readErr = err
 	}
 	return n, err
