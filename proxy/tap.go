@@ -40,11 +40,11 @@ type tap struct {
 	// length is the answer's Content-Length (-1: unknown), read what
 	// passed: an answer read to its length is whole even if the client
 	// left before the read that would have returned io.EOF.
-	length, read         int64
-	body                 bytes.Buffer
-	bodyCut              bool
-	stream               *streamTap
-	once                 sync.Once
+	length, read int64
+	body         bytes.Buffer
+	bodyCut      bool
+	stream       *streamTap
+	once         sync.Once
 }
 
 // streamTap judges an event stream as it passes.
