@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -42,12 +43,15 @@ type Proxy struct {
 	rp        *httputil.ReverseProxy
 	log       *Log
 	observers []Observer
-	inflight  sync.WaitGroup
+	// inflight counts the exchanges not yet judged; judges bounds the
+	// judgements running after their exchange ended.
+	inflight sync.WaitGroup
+	judges   chan struct{}
 }
 
 // New returns a proxy to target that prints and keeps its findings in lg.
 func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
-	p := &Proxy{target: target, log: lg, observers: observers}
+	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	// The answer passes unchanged: the proxy never asks for a compression
 	// the client did not ask for.
@@ -98,10 +102,31 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.judgeRequest()
-	// finish runs even when ReverseProxy aborts the answer with
+	// settle runs even when ReverseProxy aborts the answer with
 	// http.ErrAbortHandler (the upstream broke mid-body); the panic goes on.
-	defer t.finish()
+	defer p.settle(t)
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tapKey{}, t)))
+}
+
+// settle judges an exchange that ended. The judgement (the answer
+// validated against the contract) runs after the handler returned, so the
+// client's connection is free for its next request at once; when every
+// judge is busy it runs here, and the traffic slows rather than piling up.
+func (p *Proxy) settle(t *tap) {
+	// Whether the client left is read now: the request's context ends
+	// with the handler.
+	t.left = t.left || (!t.eof && t.ctx.Err() != nil)
+	select {
+	case p.judges <- struct{}{}:
+		p.inflight.Add(1)
+		go func() {
+			defer p.inflight.Done()
+			defer func() { <-p.judges }()
+			t.finish()
+		}()
+	default:
+		t.finish()
+	}
 }
 
 // holdBody reads the request body into memory, up to MaxHeldRequest, and

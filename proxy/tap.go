@@ -175,7 +175,7 @@ func (t *tap) judgeEnd() {
 		t.stream.pw.Close()
 		<-t.stream.done
 	}
-	left := t.left || (!t.eof && t.ctx.Err() != nil)
+	left := t.left
 	o := t.o
 	o.ResponseBody = t.body.Bytes()
 	o.Duration = time.Since(t.start)
