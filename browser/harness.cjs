@@ -15,14 +15,16 @@ const BUILD = path.join(__dirname, '..', 'build');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-// launch starts Chromium with a fresh user-data-dir (removed by close).
-async function launch() {
+// launch starts Chromium with a fresh user-data-dir (removed by close);
+// options are more context options ({ javaScriptEnabled: false }).
+async function launch(options) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contractkit-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: ARGS,
     viewport: { width: 1280, height: 900 },
+    ...options,
   });
   context.setDefaultTimeout(15000);
   return {

@@ -17,5 +17,15 @@ trap stop_mock EXIT
 MOCK_API_KEY="$key" start_mock build/browser-mock.log --train-duration 1s --eval-duration 3s \
 	--token-interval 20ms --log-level warn
 
+# A conformance report to filter (browser/report.test.cjs), from a real run:
+# with a key the mock does not know, the auth checks that need a valid key
+# fail below the ones that pass, and the isolation checks skip (no second
+# key). The run fails, as it should.
+[ -x bin/conformance ] || go build -o bin/ ./cmd/conformance
+bin/conformance --base-url "$base" --api-key "unknown-$key" --label-filter "auth || isolation" --explore 0 \
+	--timeout 20s --html build/browser-report.html > build/browser-report.log 2>&1 || true
+
 MOCK_URL="$base" MOCK_API_KEY="$key" CHROMIUM="$chromium" NODE_PATH="$PWD/tools/node_modules" \
-	node --test --test-concurrency=1 --test-reporter=spec browser/console.test.cjs browser/app.test.cjs
+	REPORT_HTML="$PWD/build/browser-report.html" \
+	node --test --test-concurrency=1 --test-reporter=spec browser/console.test.cjs browser/app.test.cjs \
+	browser/report.test.cjs

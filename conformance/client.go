@@ -16,7 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"contractkit/coverage"
 	"contractkit/internal/curl"
+	"contractkit/spec"
 )
 
 // curlBodyLimit bounds the body written into a curl command; a larger body
@@ -108,6 +110,10 @@ type Client struct {
 
 	// retries counts the requests repeated after a 429 (see retryAfter).
 	retries atomic.Int64
+
+	// cov sees every answer the client reads, the explore phase's and the
+	// streams' included: the run's contract coverage.
+	cov *coverage.Recorder
 }
 
 // NewClient returns a client for base (the service base address). timeout
@@ -120,8 +126,15 @@ func NewClient(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		redact:  NewRedactor(key, key2),
 		timeout: timeout,
+		// Coverage counts what the contract as written documents; the
+		// declared view relaxes some schemas whole, which would hide
+		// their fields.
+		cov: coverage.New(spec.Strict()),
 	}
 }
+
+// Coverage is the contract coverage of every answer the client has read.
+func (c *Client) Coverage() coverage.Report { return c.cov.Report() }
 
 // Reset empties the exchange log (at the start of each check).
 func (c *Client) Reset() {
@@ -255,6 +268,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *Exchange
 }
 
 func (c *Client) finish(x *Exchange, body []byte, readErr error) {
+	c.cov.Observe(x.Method, x.path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.raw = body
 	x.ResponseBody = c.redact.String(excerpt(string(body)))
 	if readErr != nil {

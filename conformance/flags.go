@@ -33,6 +33,7 @@ var flagSpecs = []flagSpec{
 	{"junit", "FILE", "CONFORMANCE_JUNIT", "write a JUnit XML report"},
 	{"json", "FILE", "CONFORMANCE_JSON", "write a Ginkgo JSON report"},
 	{"html", "FILE", "CONFORMANCE_HTML", "write an HTML report"},
+	{"coverage", "FILE", "CONFORMANCE_COVERAGE", "write the contract coverage as JSON (per operation: statuses seen and never\nseen, answer fields never observed); its total line ends every summary"},
 	{"label-filter", "EXPR", "CONFORMANCE_LABEL_FILTER", "run the checks whose labels match EXPR, in Ginkgo's syntax (auth, seed:3.1.1,\nD-13, declared, !decided, models && !decided, ...); the rate-limit checks\nrun only when EXPR names rate-limit"},
 	{"focus", "REGEX", "CONFORMANCE_FOCUS", "run the checks whose text matches"},
 	{"timeout", "D", "CONFORMANCE_TIMEOUT", "the longest wait for a state change (a model ready, an evaluation\nfinished) or for an inference stream (default 2m)"},
@@ -55,7 +56,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.SetOutput(io.Discard)
 	strs := map[string]*string{
 		"base-url": &o.BaseURL, "api-key": &o.APIKey, "api-key-2": &o.APIKey2,
-		"junit": &o.JUnit, "json": &o.JSON, "html": &o.HTML,
+		"junit": &o.JUnit, "json": &o.JSON, "html": &o.HTML, "coverage": &o.Coverage,
 		"label-filter": &o.LabelFilter, "focus": &o.Focus,
 	}
 	bools := map[string]*bool{"strict": &o.Strict, "keep": &o.Keep, "list": &o.List, "clauses": &o.Clauses, "version": &o.Version}

@@ -20,6 +20,7 @@ func TestParseFlags(t *testing.T) {
 		"CONFORMANCE_STRICT":       "true",
 		"CONFORMANCE_LABEL_FILTER": "auth",
 		"CONFORMANCE_HTML":         "env.html",
+		"CONFORMANCE_COVERAGE":     "env-coverage.json",
 		"CONFORMANCE_SEED":         "42",
 	})
 	o, err := ParseFlags([]string{"--base-url", "http://flag:2", "--timeout=1m", "--strict=false", "--keep", "--explore", "25"}, env, &bytes.Buffer{})
@@ -27,7 +28,7 @@ func TestParseFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Options{Config: Config{
-		BaseURL: "http://flag:2", APIKey: "env-key", APIKey2: "env-key-2", HTML: "env.html",
+		BaseURL: "http://flag:2", APIKey: "env-key", APIKey2: "env-key-2", HTML: "env.html", Coverage: "env-coverage.json",
 		LabelFilter: "auth", Timeout: time.Minute, Strict: false, Keep: true, Explore: 25, Seed: 42,
 	}}
 	if o != want {

@@ -2,11 +2,11 @@ package conformance
 
 import (
 	"fmt"
-	"html/template"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"contractkit/coverage"
 
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -85,6 +85,11 @@ type Summary struct {
 	Checks []CheckResult
 	// SuiteFailures are failures outside the checks (AfterSuite cleanup).
 	SuiteFailures []string
+	// Title heads the HTML report ("" for the suite's own).
+	Title string
+	// Coverage is the contract coverage of the run's traffic (nil when
+	// nothing was sent).
+	Coverage *coverage.Report
 }
 
 func areaOf(labels []string) string {
@@ -214,6 +219,9 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	if e.explored != "" {
 		fmt.Fprintf(out, "\nExplore phase: %s", strings.ReplaceAll(strings.TrimPrefix(e.explored, "explore: "), "\n", "\n  "))
 	}
+	if s.Coverage != nil {
+		fmt.Fprintf(out, "\n%s\n", s.Coverage.Line())
+	}
 	if len(e.leaks) > 0 {
 		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(e.leaks), strings.Join(e.leaks, "\n  "))
 	}
@@ -233,86 +241,4 @@ func oneParagraph(s string) string {
 		lines = append(lines[:8], "…")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// writeHTMLFile writes the HTML report.
-func writeHTMLFile(path string, r types.Report, s Summary, cfg Config) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := writeHTML(f, r, s, cfg); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-var htmlReport = template.Must(template.New("report").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>API conformance report</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
-td:first-child,th:first-child{text-align:left}
-.failed{color:#b00020}.decided-differs{color:#a15c00}.skipped{color:#666}.passed{color:#1b5e20}
-details{margin:.4em 0;border-left:4px solid #ccc;padding-left:.6em}
-details.failed{border-color:#b00020}details.decided-differs{border-color:#a15c00}details.skipped{border-color:#999}
-pre{background:#f6f6f6;padding:.6em;overflow:auto;white-space:pre-wrap}
-.labels{color:#555;font-size:12px}
-</style></head><body>
-<h1>API conformance report</h1>
-<p class="labels">{{.Run}}</p>
-<p>Base URL <code>{{.BaseURL}}</code>, {{if .Strict}}<strong>--strict</strong>: decided checks fail the run{{else}}decided checks are reported, not failed{{end}}. Started {{.Start}}, {{.Duration}}. Result: <strong class="{{.ResultClass}}">{{.Result}}</strong>.</p>
-<table><tr><th>area</th><th>passed</th><th>failed</th><th>skipped</th><th>decided-differs</th><th>not selected</th></tr>
-{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.C.Passed}}</td><td>{{.C.Failed}}</td><td>{{.C.Skipped}}</td><td>{{.C.DecidedDiffers}}</td><td>{{.C.NotSelected}}</td></tr>
-{{end}}</table>
-{{range .Groups}}<h2>{{.Title}}</h2>
-{{range .Checks}}<details class="{{.Outcome}}"{{if eq .Outcome "failed"}} open{{end}}><summary><span class="{{.Outcome}}">{{.Outcome}}</span> {{.Name}}</summary>
-<div class="labels">{{range .Labels}}{{.}} {{end}}</div>
-{{if .Reason}}<pre>{{.Reason}}</pre>{{end}}
-{{range .Details}}<pre>{{.}}</pre>{{end}}
-</details>
-{{end}}{{end}}
-</body></html>
-`))
-
-func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
-	type row struct {
-		Name string
-		C    Counts
-	}
-	type group struct {
-		Title  string
-		Checks []CheckResult
-	}
-	data := struct {
-		BaseURL, Start, Duration, Result, ResultClass, Run string
-		Strict                                             bool
-		Rows                                               []row
-		Groups                                             []group
-	}{
-		BaseURL:  NewRedactor(cfg.APIKey, cfg.APIKey2).String(cfg.BaseURL),
-		Start:    r.StartTime.Format(time.RFC3339),
-		Duration: r.RunTime.Round(time.Millisecond).String(),
-		Strict:   cfg.Strict,
-		Run:      newRunInfo(cfg).String(),
-	}
-	data.Result, data.ResultClass = "PASS", "passed"
-	if !r.SuiteSucceeded {
-		data.Result, data.ResultClass = "FAIL", "failed"
-	}
-	for _, a := range areas {
-		data.Rows = append(data.Rows, row{a.Label, *s.ByArea[a.Label]})
-		g := group{Title: a.Title}
-		for _, c := range s.Checks {
-			if c.Area == a.Label && c.Outcome != NotSelected {
-				g.Checks = append(g.Checks, c)
-			}
-		}
-		if len(g.Checks) > 0 {
-			data.Groups = append(data.Groups, g)
-		}
-	}
-	data.Rows = append(data.Rows, row{"total", s.Total})
-	return htmlReport.Execute(w, data)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
+	"contractkit/coverage"
 	"contractkit/internal/version"
 )
 
@@ -51,6 +52,7 @@ func (c Config) flagLine() []string {
 	add("junit", c.JUnit)
 	add("json", c.JSON)
 	add("html", c.HTML)
+	add("coverage", c.Coverage)
 	add("label-filter", c.LabelFilter)
 	add("focus", c.Focus)
 	if c.Timeout != DefaultTimeout && c.Timeout != 0 {
@@ -73,7 +75,7 @@ func (c Config) flagLine() []string {
 
 // addJUnitProperties records info as <property> elements of every test
 // suite in the JUnit report at path, where CI systems show them.
-func addJUnitProperties(path string, info RunInfo) error {
+func addJUnitProperties(path string, info RunInfo, cov *coverage.Report) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -88,6 +90,9 @@ func addJUnitProperties(path string, info RunInfo) error {
 		{Name: "contract.version", Value: info.Contract},
 		{Name: "contract.sha256", Value: info.ContractSHA256},
 		{Name: "conformance.flags", Value: strings.Join(info.Flags, " ")},
+	}
+	if cov != nil {
+		props = append(props, reporters.JUnitProperty{Name: "contract.coverage", Value: cov.Line()})
 	}
 	for i := range suites.TestSuites {
 		suites.TestSuites[i].Properties.Properties = append(suites.TestSuites[i].Properties.Properties, props...)

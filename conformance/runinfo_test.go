@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/reporters"
+
+	"contractkit/coverage"
 )
 
 func TestFlagLineRedactsKeys(t *testing.T) {
@@ -40,7 +42,8 @@ func TestAddJUnitProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := newRunInfo(Config{BaseURL: "http://x", APIKey: "k-secret", Strict: true})
-	if err := addJUnitProperties(path, info); err != nil {
+	cov := &coverage.Report{Totals: coverage.Totals{Operations: 23, OperationsCalled: 20, Statuses: 4, StatusesSeen: 3, Fields: 9, FieldsObserved: 8}}
+	if err := addJUnitProperties(path, info, cov); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ = os.ReadFile(path)
@@ -61,7 +64,10 @@ func TestAddJUnitProperties(t *testing.T) {
 	if got := props.WithName("conformance.flags"); !slices.Contains(strings.Fields(got), "--strict") {
 		t.Errorf("conformance.flags = %q, want --strict in it", got)
 	}
-	if err := addJUnitProperties(filepath.Join(t.TempDir(), "missing.xml"), info); err == nil {
+	if got := props.WithName("contract.coverage"); got != cov.Line() || !strings.Contains(got, "20/23 operations called") {
+		t.Errorf("contract.coverage = %q, want %q", got, cov.Line())
+	}
+	if err := addJUnitProperties(filepath.Join(t.TempDir(), "missing.xml"), info, nil); err == nil {
 		t.Error("a missing report must be an error")
 	}
 }

@@ -94,6 +94,8 @@ type Config struct {
 	APIKey2 string
 	// JUnit, JSON and HTML are report files to write ("" for none).
 	JUnit, JSON, HTML string
+	// Coverage is a file for the contract coverage, JSON ("" for none).
+	Coverage string
 	// LabelFilter is a Ginkgo label filter. Unless it mentions rate-limit,
 	// the rate-limit checks are left out.
 	LabelFilter string
@@ -146,7 +148,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--explore %d: want a number of requests, 0 for none", c.Explore))
 	}
 	errs = append(errs, c.validateSelection()...)
-	for flag, path := range map[string]string{"--junit": c.JUnit, "--json": c.JSON, "--html": c.HTML} {
+	for flag, path := range map[string]string{"--junit": c.JUnit, "--json": c.JSON, "--html": c.HTML, "--coverage": c.Coverage} {
 		if path == "" {
 			continue
 		}
@@ -349,9 +351,14 @@ func execute(cfg Config, m mode, out io.Writer) int {
 		return ExitPass
 	}
 	s := summarize(e.final)
+	s.Coverage = e.coverage()
 	writeSummary(out, s, e)
+	if err := writeCoverageFile(cfg.Coverage, s.Coverage); err != nil {
+		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
+		return ExitFail
+	}
 	if cfg.JUnit != "" {
-		if err := addJUnitProperties(cfg.JUnit, newRunInfo(cfg)); err != nil {
+		if err := addJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage); err != nil {
 			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
 			return ExitFail
 		}
@@ -402,7 +409,10 @@ func (e *env) register() {
 		}
 	})
 	BeforeSuite(func() { AddReportEntry(entryRun, newRunInfo(e.cfg)) })
-	AfterSuite(func(ctx SpecContext) { e.removeShared(ctx) })
+	AfterSuite(func(ctx SpecContext) {
+		e.removeShared(ctx)
+		e.addCoverageEntry() // last, so that the clean-up's answers count too
+	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 
 	e.authSpecs()
