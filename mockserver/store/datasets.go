@@ -183,6 +183,12 @@ func (d *dataset) kind() string {
 // URL given (D-08, D-16); the files that could not be read are named in the
 // answer (D-27).
 func (a *Account) CreateDataset(in DatasetInput) (CreatedDataset, error) {
+	return a.createDataset(in, 0)
+}
+
+// createDataset creates a dataset with the given id, or the next one when id
+// is 0 (Preload gives fixture ids it has reserved).
+func (a *Account) createDataset(in DatasetInput, id int64) (CreatedDataset, error) {
 	if len(in.Docs) == 0 && len(in.URLs) == 0 {
 		if len(in.Failed) > 0 {
 			return CreatedDataset{}, apierr.New(apierr.Invalid, "files: none of the files could be read (%s)", strings.Join(in.Failed, ", "))
@@ -193,8 +199,11 @@ func (a *Account) CreateDataset(in DatasetInput) (CreatedDataset, error) {
 	defer a.mu.Unlock()
 	defer a.store.touch()
 	now := a.now()
+	if id == 0 {
+		id = a.nextID()
+	}
 	d := &dataset{
-		id: a.nextID(), name: in.Name, description: in.Description,
+		id: id, name: in.Name, description: in.Description,
 		tags: in.Tags, urls: in.URLs, index: retrieval.NewIndex(), createdAt: now,
 	}
 	d.add(in.Docs, now)

@@ -116,3 +116,72 @@ func TestSameCallsSameData(t *testing.T) {
 		t.Error("another seed gave the same conversation ids")
 	}
 }
+
+// TestFixtureExplicitIDs: records with an id get it (offset by the account's
+// block), records without one get the ids after the largest, a reset gives
+// them again, and what is created later follows the largest.
+func TestFixtureExplicitIDs(t *testing.T) {
+	b := fixtures.Default()
+	b.Set.Datasets[0].ID = 40
+	b.Set.Datasets[0].FileNames = make([]string, len(b.Set.Datasets[0].Files))
+	for i := range b.Set.Datasets[0].FileNames {
+		b.Set.Datasets[0].FileNames[i] = "shown name " + string(rune('a'+i)) + ".md"
+	}
+	b.Set.Models[1].ID = 7
+	b.Set.Evaluations[0].ID = 300
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newStore(0, time.Second)
+	for _, name := range []string{"account-1", "account-2"} {
+		a := s.Account(name)
+		if err := a.Preload(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(a *Account, base int64) {
+		t.Helper()
+		d := a.Dump()
+		if got := d.Datasets[0].ID; got != base+40 {
+			t.Errorf("dataset with id 40: got %d, want %d", got, base+40)
+		}
+		if got := d.Datasets[0].Files[0].Name; got != "shown name a.md" {
+			t.Errorf("dataset file shown as %q, want the set's file_names entry", got)
+		}
+		if got := d.Datasets[1].ID; got != base+301 {
+			t.Errorf("the first dataset without id: got %d, want %d (after the largest set id)", got, base+301)
+		}
+		var modelIDs []int64
+		for _, m := range d.Models {
+			modelIDs = append(modelIDs, m.ID)
+		}
+		if !slices.Contains(modelIDs, base+7) {
+			t.Errorf("model ids %v lack %d", modelIDs, base+7)
+		}
+		var evalIDs []int64
+		for _, e := range d.Evaluations {
+			evalIDs = append(evalIDs, e.ID)
+		}
+		if !slices.Contains(evalIDs, base+300) {
+			t.Errorf("evaluation ids %v lack %d", evalIDs, base+300)
+		}
+	}
+	check(s.Account("account-1"), 0)
+	check(s.Account("account-2"), idsPerAccount)
+	a := s.Reset("account-1")
+	if err := a.Preload(b); err != nil {
+		t.Fatal(err)
+	}
+	check(a, 0)
+	ints, _ := fixtureIDs(a)
+	v, err := a.CreateDataset(DatasetInput{Name: "later", URLs: []string{"https://a.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := slices.Max(ints) + 1; v.ID != want {
+		t.Errorf("a dataset created after the preload got id %d, want %d", v.ID, want)
+	}
+	if err := a.Preload(b); err == nil {
+		t.Error("a second preload of the same ids into one account succeeded, want an error (ids already used)")
+	}
+}

@@ -14,19 +14,28 @@ import (
 // API client would take (files are extracted and indexed, evaluations run
 // through the state table), so preloaded data behaves like created data.
 // Models marked ready and evaluations marked completed or failed are placed
-// in the past so they are finished now.
+// in the past so they are finished now. A record with an id gets it (offset
+// by the account's id block, fixtures.MaxID); the others get the ids after
+// the largest one, in set order.
 func (a *Account) Preload(b fixtures.Bundle) error {
+	if err := a.reserveFixtureIDs(b.Set); err != nil {
+		return err
+	}
 	datasets := map[string]int64{}
 	for _, fd := range b.Set.Datasets {
 		in := DatasetInput{Name: fd.Name, Description: fd.Description, Tags: fd.Tags, URLs: fd.URLs}
-		for _, name := range fd.Files {
-			doc, err := extractFile(b.Files, name, a.store.cfg.Limits)
+		for i, name := range fd.Files {
+			shown := name
+			if fd.FileNames != nil {
+				shown = fd.FileNames[i]
+			}
+			doc, err := extractFile(b.Files, name, shown, a.store.cfg.Limits)
 			if err != nil {
 				return fmt.Errorf("fixture dataset %q: file %q: %w", fd.Name, name, err)
 			}
 			in.Docs = append(in.Docs, doc)
 		}
-		v, err := a.CreateDataset(in)
+		v, err := a.createDataset(in, a.fixtureID(fd.ID))
 		if err != nil {
 			return fmt.Errorf("fixture dataset %q: %w", fd.Name, err)
 		}
@@ -51,7 +60,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			tr.CreatedAt, tr.WillFail = now.Add(-tr.Duration-time.Minute), true
 		}
 		m := &model{
-			id: a.nextID(), name: fm.Name, description: ptr(fm.Description), datasetID: d.id,
+			id: a.idOrNext(fm.ID), name: fm.Name, description: shownDescription(fm.Description), datasetID: d.id,
 			category: fm.Category, baseModelName: fm.BaseModelName, fineTune: fm.FineTune,
 			training: tr, createdAt: tr.CreatedAt,
 		}
@@ -77,7 +86,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			return fmt.Errorf("fixture evaluation %q: unknown model %q", fe.Name, fe.Model)
 		}
 		e := &evaluation{
-			id: a.nextID(), name: fe.Name, typ: fe.Type, modelID: m.id, modelName: m.name,
+			id: a.idOrNext(fe.ID), name: fe.Name, typ: fe.Type, modelID: m.id, modelName: m.name,
 			questionCount: fe.QuestionCount, description: fe.Description, benchmarkType: fe.BenchmarkType,
 			status: lifecycle.EvalPending, createdAt: now.Add(-time.Hour), updatedAt: now.Add(-time.Hour),
 		}
@@ -94,11 +103,76 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 	return nil
 }
 
-func extractFile(fsys fs.FS, name string, lim retrieval.Limits) (retrieval.Doc, error) {
+// shownDescription is a fixture model's description as the API shows it: an
+// empty one is null, as for a model created without one (seed §2.1 default),
+// since the set format has no null.
+func shownDescription(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// A set's ids must fit in an account's id block: the array length below is
+// negative, and the build fails, if they do not.
+var _ [idsPerAccount - fixtures.MaxID - 1]struct{}
+
+// reserveFixtureIDs checks that the ids the set asks for are free in the
+// account and moves the account's last id past the largest, so the records
+// without an id, and everything created later, get ids after it.
+func (a *Account) reserveFixtureIDs(s fixtures.Set) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var want []int64
+	for _, d := range s.Datasets {
+		want = append(want, d.ID)
+	}
+	for _, m := range s.Models {
+		want = append(want, m.ID)
+	}
+	for _, e := range s.Evaluations {
+		want = append(want, e.ID)
+	}
+	for _, id := range want {
+		if id == 0 {
+			continue
+		}
+		if id < 0 || id > fixtures.MaxID {
+			return fmt.Errorf("fixture id %d is not within 1..%d", id, fixtures.MaxID)
+		}
+		abs := a.fixtureID(id)
+		if a.datasets[abs] != nil || a.models[abs] != nil || a.evaluations[abs] != nil {
+			return fmt.Errorf("fixture id %d is already used in the account", id)
+		}
+		a.lastID = max(a.lastID, abs)
+	}
+	return nil
+}
+
+// fixtureID is the account's id for a set's id (0 stays 0: none asked).
+func (a *Account) fixtureID(id int64) int64 {
+	if id == 0 {
+		return 0
+	}
+	return a.block*idsPerAccount + id
+}
+
+// idOrNext is the account's id for a set's id, or the next id when the set
+// gives none; the caller holds a.mu.
+func (a *Account) idOrNext(id int64) int64 {
+	if id == 0 {
+		return a.nextID()
+	}
+	return a.fixtureID(id)
+}
+
+// extractFile reads the fixture file at name and extracts it as the upload
+// shown would be (the shown name selects the extraction, as an upload's does).
+func extractFile(fsys fs.FS, name, shown string, lim retrieval.Limits) (retrieval.Doc, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return retrieval.Doc{}, err
 	}
 	defer f.Close()
-	return retrieval.Extract(name, f, lim)
+	return retrieval.Extract(shown, f, lim)
 }

@@ -1,0 +1,206 @@
+package recording
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+)
+
+// maxParts bounds the parts read from one recorded multipart body: the
+// mock's file cap (D-15: 500) plus the form fields, with room to spare.
+const maxParts = 1024
+
+// form is a dataset request's multipart body: its fields and file parts.
+type form struct {
+	fields url.Values
+	files  []upload
+}
+
+// readForm reads a multipart request body (seed §4.3). The body was bounded
+// by the proxy; the parts are bounded here.
+func readForm(x Exchange) (form, error) {
+	mt, params, err := mime.ParseMediaType(x.RequestHeader.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return form{}, errors.New("the request is not multipart/form-data")
+	}
+	f := form{fields: url.Values{}}
+	mr := multipart.NewReader(bytes.NewReader(x.RequestBody), params["boundary"])
+	for n := 0; ; n++ {
+		if n == maxParts {
+			return form{}, errors.New("the request has too many parts")
+		}
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return f, nil
+		}
+		if err != nil {
+			return form{}, errors.New("the multipart body is unreadable")
+		}
+		data, err := io.ReadAll(p)
+		if err != nil {
+			return form{}, errors.New("the multipart body is unreadable")
+		}
+		if p.FileName() != "" {
+			f.files = append(f.files, upload{name: p.FileName(), data: data})
+		} else {
+			f.fields.Add(p.FormName(), string(data))
+		}
+	}
+}
+
+// accepted drops the files the answer names as refused (D-16, D-27), one
+// per time it names them.
+func accepted(files []upload, failed []string) []upload {
+	out := slices.Clone(files)
+	for _, name := range failed {
+		if i := slices.IndexFunc(out, func(u upload) bool { return u.name == name }); i >= 0 {
+			out = slices.Delete(out, i, i+1)
+		}
+	}
+	return out
+}
+
+// createDataset: POST /user/dataset answers the new dataset (seed §4.3).
+func createDataset(a *account, x Exchange, in request) string {
+	f, err := in.form, in.formErr
+	if err != nil {
+		return "dataset create: " + err.Error()
+	}
+	var w datasetWire
+	if json.Unmarshal(payload(x.ResponseBody), &w) != nil || !w.ID.ok {
+		return "dataset create: the answer holds no dataset id"
+	}
+	d := a.dataset(w.ID.v)
+	// What the form said, unless the answer says otherwise below.
+	d.name = f.fields.Get("dataset_name")
+	d.description = f.fields.Get("description")
+	d.tags = splitAll(f.fields["tags"], ",\n")
+	d.urls = splitAll(f.fields["urls"], ", \n\t\r")
+	d.files = accepted(f.files, w.FailedFiles)
+	d.merge(w)
+	return ""
+}
+
+// uploadFiles: POST /user/dataset/upload answers an upload result (§2.7).
+func uploadFiles(a *account, x Exchange, in request) string {
+	f, err := in.form, in.formErr
+	if err != nil {
+		return "dataset upload: " + err.Error()
+	}
+	var res struct {
+		DatasetID   flexID   `json:"dataset_id"`
+		FailedFiles []string `json:"failed_files"`
+	}
+	_ = json.Unmarshal(payload(x.ResponseBody), &res)
+	id := res.DatasetID
+	if !id.ok {
+		_ = id.UnmarshalJSON([]byte(f.fields.Get("dataset_id")))
+	}
+	if !id.ok {
+		return "dataset upload: no dataset id in the request or the answer"
+	}
+	d := a.dataset(id.v)
+	d.files = append(d.files, accepted(f.files, res.FailedFiles)...)
+	return ""
+}
+
+func listDatasets(a *account, x Exchange, _ request) string {
+	var ws []datasetWire
+	if json.Unmarshal(payload(x.ResponseBody), &ws) != nil {
+		return "dataset list: the answer is not a list"
+	}
+	// The list is whole (seed §4.3 has no paging): what it lacks is gone.
+	listed := map[int64]bool{}
+	for _, w := range ws {
+		if w.ID.ok {
+			a.dataset(w.ID.v).merge(w)
+			listed[w.ID.v] = true
+		}
+	}
+	for id := range a.datasets {
+		if !listed[id] {
+			delete(a.datasets, id)
+		}
+	}
+	return ""
+}
+
+func readDataset(a *account, x Exchange, in request) string {
+	id := in.id
+	n, ok := pathID(id)
+	if !ok {
+		return "dataset read: the id is not a number"
+	}
+	if x.Status == http.StatusNotFound {
+		delete(a.datasets, n)
+		return ""
+	}
+	var w datasetWire
+	if json.Unmarshal(payload(x.ResponseBody), &w) != nil {
+		return "dataset read: the answer is not a dataset"
+	}
+	a.dataset(n).merge(w)
+	return ""
+}
+
+func deleteDataset(a *account, _ Exchange, in request) string {
+	id := in.id
+	n, ok := pathID(id)
+	if !ok {
+		return "dataset delete: the id is not a number"
+	}
+	delete(a.datasets, n)
+	return ""
+}
+
+// dataset returns the record of id, new if need be.
+func (a *account) dataset(id int64) *dataset {
+	d := a.datasets[id]
+	if d == nil {
+		d = &dataset{id: id}
+		a.datasets[id] = d
+	}
+	return d
+}
+
+// merge takes what an answer says about the dataset.
+func (d *dataset) merge(w datasetWire) {
+	w.Name.to(&d.name)
+	w.Description.to(&d.description)
+	if w.Tags.ok {
+		d.tags = w.Tags.v
+	}
+	if w.URLs.ok {
+		d.urls = w.URLs.v
+	}
+	if w.Files != nil {
+		d.shown = []string{}
+		for _, f := range *w.Files {
+			d.shown = append(d.shown, f.Name)
+		}
+	}
+}
+
+func splitAll(values []string, seps string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, splitList(v, seps)...)
+	}
+	return out
+}
+
+// pathID reads an integer id of a path (D-20).
+func pathID(s string) (int64, bool) {
+	if p, err := url.PathUnescape(s); err == nil {
+		s = p
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n > 0
+}
