@@ -7,6 +7,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"contractkit/coverage"
 )
 
 // Reports of exchanges the suite did not make (the validating proxy): the
@@ -24,10 +26,24 @@ func DecidedEntry(d Difference, at time.Time) types.ReportEntry {
 	}
 }
 
-// WriteReports writes r as cfg asks: the JSON and JUnit reports (Ginkgo's
-// writers, the JUnit one with the run's properties) and the HTML report,
-// as Run writes them. Every report is attempted; the errors are joined.
-func WriteReports(r types.Report, cfg Config) error {
+// CoverageEntry is the report entry of a contract coverage, as a run
+// attaches it to its AfterSuite node: the JSON report carries the whole
+// coverage, its text is the total line.
+func CoverageEntry(cov coverage.Report, at time.Time) types.ReportEntry {
+	return types.ReportEntry{
+		Visibility: types.ReportEntryVisibilityNever,
+		Time:       at,
+		Name:       entryCoverage,
+		Value:      types.WrapEntryValue(coverageEntry{cov}),
+	}
+}
+
+// WriteReports writes r as cfg asks, as Run writes a run's: the JSON and
+// JUnit reports (Ginkgo's writers, the JUnit one with the run's properties
+// and the coverage), the HTML report (opening with the failures, ending
+// with the coverage) and the coverage file (cfg.Coverage). cov may be nil.
+// Every report is attempted; the errors are joined.
+func WriteReports(r types.Report, cfg Config, cov *coverage.Report) error {
 	var errs []error
 	if cfg.JSON != "" {
 		if err := reporters.GenerateJSONReport(r, cfg.JSON); err != nil {
@@ -37,15 +53,22 @@ func WriteReports(r types.Report, cfg Config) error {
 	if cfg.JUnit != "" {
 		err := reporters.GenerateJUnitReport(r, cfg.JUnit)
 		if err == nil {
-			err = addJUnitProperties(cfg.JUnit, newRunInfo(cfg))
+			err = addJUnitProperties(cfg.JUnit, newRunInfo(cfg), cov)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--junit: %w", err))
 		}
 	}
 	if cfg.HTML != "" {
-		if err := writeHTMLFile(cfg.HTML, r, summarize(r), cfg); err != nil {
+		s := summarize(r)
+		s.Coverage = cov
+		if err := writeHTMLFile(cfg.HTML, r, s, cfg); err != nil {
 			errs = append(errs, fmt.Errorf("--html: %w", err))
+		}
+	}
+	if cov != nil {
+		if err := writeCoverageFile(cfg.Coverage, cov); err != nil {
+			errs = append(errs, fmt.Errorf("--coverage: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -21,6 +21,11 @@ type Options struct {
 	Target *url.URL
 	// JSON, JUnit and HTML are the report files written on stop.
 	JSON, JUnit, HTML string
+	// Coverage is a JSON file for the contract coverage ("" for none).
+	Coverage string
+	// Record is a directory the traffic is written to as a fixture set
+	// ("" for none).
+	Record string
 	// Strict fails the run on decided differences too.
 	Strict bool
 }
@@ -36,6 +41,8 @@ var flagSpecs = []flagSpec{
 	{"json", "FILE", "on stop, write a Ginkgo JSON report"},
 	{"junit", "FILE", "on stop, write a JUnit XML report"},
 	{"html", "FILE", "on stop, write an HTML report"},
+	{"coverage", "FILE", "on stop, write the contract coverage of the traffic as JSON"},
+	{"record", "DIR", "on stop, write what passed as a fixture set (mockserver --fixtures DIR)"},
 	{"strict", "", "also fail on decided (not declared) differences"},
 }
 
@@ -55,6 +62,8 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.StringVar(&o.JSON, "json", "", "")
 	fs.StringVar(&o.JUnit, "junit", "", "")
 	fs.StringVar(&o.HTML, "html", "", "")
+	fs.StringVar(&o.Coverage, "coverage", "", "")
+	fs.StringVar(&o.Record, "record", "", "")
 	fs.BoolVar(&o.Strict, "strict", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,7 +92,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: want HOST:PORT", o.Listen))
 	}
-	for name, path := range map[string]string{"--json": o.JSON, "--junit": o.JUnit, "--html": o.HTML} {
+	for name, path := range map[string]string{"--json": o.JSON, "--junit": o.JUnit, "--html": o.HTML, "--coverage": o.Coverage} {
 		if path == "" {
 			continue
 		}
@@ -95,6 +104,11 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 			continue
 		}
 		f.Close()
+	}
+	if o.Record != "" {
+		if fi, err := os.Stat(o.Record); err == nil && !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("--record %q: not a directory", o.Record))
+		}
 	}
 	return o, errors.Join(errs...)
 }

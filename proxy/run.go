@@ -9,7 +9,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"contractkit/conformance"
+	"contractkit/coverage"
+	"contractkit/recording"
+	"contractkit/spec"
 )
 
 // Exit statuses: the suite's own (package conformance).
@@ -52,7 +57,14 @@ func (m *Main) Run() int {
 		return ExitUsage
 	}
 	lg := NewLog(m.Stdout)
-	p := New(m.opts.Target, lg, m.Observers...)
+	cov := coverage.New(spec.Strict())
+	observers := append([]Observer{CoverageObserver{cov}}, m.Observers...)
+	var rec *recording.Recorder
+	if m.opts.Record != "" {
+		rec = recording.New()
+		observers = append(observers, RecordingObserver{rec})
+	}
+	p := New(m.opts.Target, lg, observers...)
 	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	start := time.Now()
 	fmt.Fprintf(m.Stdout, "proxy listening on http://%s → %s\n", ln.Addr(), m.opts.Target)
@@ -73,26 +85,45 @@ func (m *Main) Run() int {
 	}
 	cancel()
 	p.Wait(drainTime)
-	return m.stop(lg, start)
+	return m.stop(lg, start, cov, rec)
 }
 
 // stop writes the reports and the summary and says how the run ended.
-func (m *Main) stop(lg *Log, start time.Time) int {
-	r := lg.Report(m.opts.Target.String(), m.opts.Strict, start, time.Now())
+func (m *Main) stop(lg *Log, start time.Time, cov *coverage.Recorder, rec *recording.Recorder) int {
+	end := time.Now()
+	r := lg.Report(m.opts.Target.String(), m.opts.Strict, start, end)
+	covReport := cov.Report()
+	r.SpecReports = append(r.SpecReports, types.SpecReport{
+		LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStatePassed, StartTime: end, EndTime: end,
+		ReportEntries: types.ReportEntries{conformance.CoverageEntry(covReport, end)},
+	})
 	cfg := conformance.Config{
 		BaseURL: m.opts.Target.String(), JSON: m.opts.JSON, JUnit: m.opts.JUnit, HTML: m.opts.HTML,
-		Strict: m.opts.Strict, Explore: conformance.DefaultExplore, Timeout: conformance.DefaultTimeout,
+		Coverage: m.opts.Coverage,
+		Strict:   m.opts.Strict, Explore: conformance.DefaultExplore, Timeout: conformance.DefaultTimeout,
 	}
 	status := ExitPass
-	if err := conformance.WriteReports(r, cfg); err != nil {
+	if err := conformance.WriteReports(r, cfg, &covReport); err != nil {
 		fmt.Fprintf(m.Stdout, "conformance proxy: %v\n", err)
 		status = ExitFail
 	}
+	if rec != nil {
+		if err := rec.Write(m.opts.Record); err != nil {
+			fmt.Fprintf(m.Stdout, "conformance proxy: --record: %v\n", err)
+			status = ExitFail
+		} else {
+			fmt.Fprintf(m.Stdout, "recorded to %s:\n", m.opts.Record)
+			for _, line := range rec.Summary().Lines() {
+				fmt.Fprintf(m.Stdout, "  %s\n", line)
+			}
+		}
+	}
+	fmt.Fprintln(m.Stdout, covReport.Line())
 	declared, decided, client := lg.Counts()
 	ops, outside := lg.snapshot()
 	fmt.Fprintf(m.Stdout, "proxy summary: %d operation(s) seen, %d request(s) outside the contract; %d declared violation(s), %d decided difference(s), %d client fault(s)\n",
 		len(ops), outside, declared, decided, client)
-	for _, path := range []string{m.opts.JSON, m.opts.JUnit, m.opts.HTML} {
+	for _, path := range []string{m.opts.JSON, m.opts.JUnit, m.opts.HTML, m.opts.Coverage} {
 		if path != "" {
 			fmt.Fprintf(m.Stdout, "report: %s\n", path)
 		}

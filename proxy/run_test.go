@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"contractkit/fixtures"
 )
 
 // runProxy runs the command against target with args, sends traffic
@@ -27,7 +29,8 @@ func runProxy(t *testing.T, target string, traffic func(base string), args ...st
 	addr := make(chan string, 1)
 	m := &Main{Stdout: out, Signals: sig, Addr: addr}
 	args = append([]string{"--listen", "127.0.0.1:0", "--target", target,
-		"--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "r.xml"), "--html", filepath.Join(dir, "r.html")}, args...)
+		"--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "r.xml"), "--html", filepath.Join(dir, "r.html"),
+		"--coverage", filepath.Join(dir, "coverage.json"), "--record", filepath.Join(dir, "recorded")}, args...)
 	if err := m.ParseFlags(args, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +115,33 @@ func TestSIGTERMWritesReportsAndExitStatus(t *testing.T) {
 				t.Fatalf("the JSON report: %v (%d reports)", err, len(reports))
 			}
 			r = reports[0]
-			if len(r.SpecReports) != 2 || r.SuiteSucceeded != (c.want == ExitPass) {
-				t.Fatalf("JSON report: %d specs, succeeded %v", len(r.SpecReports), r.SuiteSucceeded)
+			its, coverageEntry := 0, false
+			for _, sr := range r.SpecReports {
+				if sr.LeafNodeType == types.NodeTypeIt {
+					its++
+				}
+				for _, en := range sr.ReportEntries {
+					coverageEntry = coverageEntry || en.Name == "coverage"
+				}
+			}
+			if its != 2 || !coverageEntry || r.SuiteSucceeded != (c.want == ExitPass) {
+				t.Fatalf("JSON report: %d checks (want one per operation: 2), coverage entry %v, succeeded %v", its, coverageEntry, r.SuiteSucceeded)
+			}
+			// The contract coverage: its line on stop and its file; the
+			// recording: a fixture set.
+			if !strings.Contains(out, "Coverage: 2/") {
+				t.Fatalf("no coverage line on stop:\n%s", out)
+			}
+			var cov struct {
+				Totals struct {
+					OperationsCalled int `json:"operations_called"`
+				} `json:"totals"`
+			}
+			if raw, err := os.ReadFile(filepath.Join(dir, "coverage.json")); err != nil || json.Unmarshal(raw, &cov) != nil || cov.Totals.OperationsCalled != 2 {
+				t.Fatalf("the coverage file: %v, %+v", err, cov)
+			}
+			if _, err := fixtures.Load(filepath.Join(dir, "recorded")); err != nil {
+				t.Fatalf("the recording does not load as fixtures: %v\n%s", err, out)
 			}
 			junit, _ := os.ReadFile(filepath.Join(dir, "r.xml"))
 			html, _ := os.ReadFile(filepath.Join(dir, "r.html"))
