@@ -15,8 +15,8 @@ import (
 	"syscall"
 
 	"contractkit/conformance"
-	"contractkit/proxy"
 	"contractkit/internal/version"
+	"contractkit/proxy"
 )
 
 // Exit statuses: the suite's own.
