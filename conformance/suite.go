@@ -29,6 +29,9 @@
 //     list), text.go (texts cut short for messages);
 //   - flags.go (the CLI's flags), runinfo.go (what a run was), report.go
 //     (summary, HTML) and clauses.go (traceability).
+//   - observed.go, observed_judge.go and observed_report.go: the same
+//     judges and report writers for exchanges the suite did not make (the
+//     validating proxy, package proxy).
 //
 // The explore phase (the Explore area, run last) is in the explore*.go
 // files: explore.go (the properties, the explorer and how a break is

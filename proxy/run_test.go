@@ -184,6 +184,15 @@ func TestFlags(t *testing.T) {
 			t.Errorf("--help lacks --%s or its variable", f.name)
 		}
 	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flagSpecs {
+		if !strings.Contains(string(readme), "`--"+f.name) {
+			t.Errorf("README.md does not document the proxy's --%s", f.name)
+		}
+	}
 	m := &Main{Stdout: io.Discard}
 	if err := m.ParseFlags([]string{"--target", "http://127.0.0.1:1", "--listen", "256.0.0.1:1"}, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
