@@ -27,11 +27,8 @@
 //     stream as a client saw it);
 //   - json.go (the JSON accessor J), lists.go (the records and ids of a
 //     list), text.go (texts cut short for messages);
-//   - flags.go (the CLI's flags), runinfo.go (what a run was), report.go
-//     (summary, HTML) and clauses.go (traceability).
-//   - observed.go, observed_judge.go and observed_report.go: the same
-//     judges and report writers for exchanges the suite did not make (the
-//     validating proxy, package proxy).
+//   - flags.go (CLI flags), runinfo.go (what a run was), report.go (summary,
+//     HTML), clauses.go (traceability), observed*.go (judging for the proxy).
 //
 // The explore phase (the Explore area, run last) is in the explore*.go
 // files: explore.go (the properties, the explorer and how a break is
