@@ -93,13 +93,14 @@ func (b *builder) conversations(models map[int64]string) {
 			b.skip("%s: its model %d is not in the recording", what, c.modelID)
 			continue
 		}
+		// Untitled is the API's default (seed §2.4), and what a conversation
+		// seen only through inference or its messages is recorded as.
 		title := b.redact(c.title)
-		switch {
-		case strings.TrimSpace(title) == "":
-			b.skip("%s: its title is empty or was never seen (a fixture conversation needs one)", what)
-			continue
-		case titles[title]:
-			b.skip("%s: title %q is already another recorded conversation's", what, title)
+		if strings.TrimSpace(title) == "" {
+			title = ""
+		}
+		if title != "" && titles[title] {
+			b.skip("%s: title %q is already another recorded conversation's (titles are unique in a fixture set)", what, title)
 			continue
 		}
 		titles[title] = true

@@ -122,24 +122,32 @@ func answerText(x Exchange) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	sc := bufio.NewScanner(bytes.NewReader(x.ResponseBody))
-	sc.Buffer(nil, len(x.ResponseBody)+1)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data:")
-		if !ok {
-			continue
-		}
+	// An event's data is its `data:` lines joined by newlines, ended by a
+	// blank line (the event-stream format); an unended last event counts.
+	var data []string
+	flush := func() {
 		var c struct {
 			Type    string `json:"type"`
 			Content string `json:"content"`
 		}
-		if json.Unmarshal([]byte(strings.TrimSpace(data)), &c) != nil {
-			continue // [DONE], or a line that is not a chunk
-		}
-		if c.Type == "token" || c.Type == "delta" {
+		if len(data) > 0 && json.Unmarshal([]byte(strings.Join(data, "\n")), &c) == nil && (c.Type == "token" || c.Type == "delta") {
 			b.WriteString(c.Content)
 		}
+		data = data[:0] // [DONE], or an event that is not a chunk, adds nothing
 	}
+	sc := bufio.NewScanner(bytes.NewReader(x.ResponseBody))
+	sc.Buffer(nil, len(x.ResponseBody)+1)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line == "" {
+			flush()
+			continue
+		}
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			data = append(data, strings.TrimPrefix(d, " "))
+		}
+	}
+	flush()
 	return b.String(), true
 }
 

@@ -150,7 +150,7 @@ func TestMessagesFromStreamsAndReads(t *testing.T) {
 	conv := map[string]any{"id": "c-1", "model_id": 11, "title": "Chat"}
 	rec.Observe(jsonX(key1, "POST", "/api/v1/user/conversations", conv, conv))
 	stream := "data: {\"type\":\"status\",\"content\":\"retrieving\"}\n\ndata: {\"type\":\"token\",\"content\":\"27 \"}\n\n" +
-		"data: {\"type\":\"reasoning\",\"content\":\"hmm\"}\n\ndata: {\"type\":\"delta\",\"content\":\"days.\"}\n\ndata: [DONE]\n\n"
+		"data: {\"type\":\"reasoning\",\"content\":\"hmm\"}\n\n: a comment\r\nevent: message\r\ndata: {\"type\":\"delta\",\r\ndata:  \"content\":\"days.\"}\r\n\r\ndata: [DONE]\n\n"
 	x := jsonX(key1, "POST", "/api/v1/user/inference", map[string]any{"query": "Leave?", "model_id": 11, "conversation_id": "c-1"}, nil)
 	x.ResponseHeader, x.ResponseBody = header("", "text/event-stream"), []byte(stream)
 	rec.Observe(x)
@@ -204,7 +204,9 @@ func TestUnrecordableIsLeftOutAndNamed(t *testing.T) {
 	// The server accepted an empty file the mock cannot read.
 	rec.Observe(formX(key1, "/api/v1/user/dataset/upload", map[string]string{"dataset_id": "10"}, map[string]string{"empty.txt": "", "blob.bin": "\x00\x01\x02binary\x00"},
 		map[string]any{"success": true, "dataset_id": 10, "failed_files": []string{}}))
+	rec.Observe(jsonX(key1, "POST", "/api/v1/user/conversations", nil, map[string]any{"id": "c-1", "model_id": 11, "title": "Chat"}))
 	rec.Observe(jsonX(key1, "POST", "/api/v1/user/conversations", nil, map[string]any{"id": "c-2", "model_id": 11, "title": ""}))
+	rec.Observe(jsonX(key1, "POST", "/api/v1/user/conversations", nil, map[string]any{"id": "c-3", "model_id": 11, "title": "Chat"}))
 	rec.Observe(jsonX(key1, "POST", "/api/v1/evaluations", nil, map[string]any{"id": 40, "name": "X", "model_id": 11, "type": "vibes", "benchmark_type": "beir", "question_count": 1}))
 	rec.Observe(jsonX("", "GET", "/api/v1/user/model", nil, []any{}))
 	rec.Observe(jsonX(key1, "GET", "/health", nil, nil))
@@ -214,8 +216,8 @@ func TestUnrecordableIsLeftOutAndNamed(t *testing.T) {
 	rec.Observe(example)
 
 	_, set := writeLoad(t, rec)
-	if len(set.Datasets) != 1 || len(set.Datasets[0].Files) != 1 || len(set.Models) != 1 || len(set.Conversations) != 0 || len(set.Evaluations) != 0 {
-		t.Errorf("set: got %+v, want only Handbook with its one readable file and Bot", set)
+	if len(set.Datasets) != 1 || len(set.Datasets[0].Files) != 1 || len(set.Models) != 1 || len(set.Conversations) != 2 || len(set.Evaluations) != 0 {
+		t.Errorf("set: got %+v, want only Handbook with its one readable file, Bot, and two conversations (Chat, untitled)", set)
 	}
 	sum := rec.Summary()
 	skipped := strings.Join(sum.Accounts[0].Skipped, "\n")
@@ -225,14 +227,14 @@ func TestUnrecordableIsLeftOutAndNamed(t *testing.T) {
 		`model 31 "Old bot": its dataset 30 is not in the recording`,
 		`file "empty.txt" left out: the mock cannot read it`,
 		`file "blob.bin" left out: the mock cannot read it`,
-		`conversation c-2: its title is empty`,
+		`conversation c-3: title "Chat" is already another recorded conversation's`,
 		`evaluation 40 "X": type "vibes"`,
 	} {
 		if !strings.Contains(skipped, want) {
 			t.Errorf("skipped lacks %q:\n%s", want, skipped)
 		}
 	}
-	if sum.Exchanges != 11 || sum.Ignored["the answer was made up on request (Prefer: example, dynamic or code), not the server's data"] != 1 || sum.Ignored["no API key in the request"] != 1 || sum.Ignored["answer was not a success"] != 1 ||
+	if sum.Exchanges != 13 || sum.Ignored["the answer was made up on request (Prefer: example, dynamic or code), not the server's data"] != 1 || sum.Ignored["no API key in the request"] != 1 || sum.Ignored["answer was not a success"] != 1 ||
 		sum.Ignored["not an operation of the contract that holds data"] != 1 {
 		t.Errorf("summary: %d exchanges, ignored %v", sum.Exchanges, sum.Ignored)
 	}
@@ -297,5 +299,22 @@ func TestConversationsOldestFirst(t *testing.T) {
 	}
 	if got := strings.Join(titles, ","); got != "First,Second,Third" {
 		t.Errorf("conversations written as %s, want First,Second,Third (oldest first)", got)
+	}
+}
+
+// TestUploadBytesBounded: past the bound on kept upload bytes, an upload's
+// files are not kept, and the summary says so.
+func TestUploadBytesBounded(t *testing.T) {
+	rec := recording.New()
+	recording.SetMaxFileBytes(rec, int64(len(handbook)+10))
+	base(rec, key1) // keeps the handbook
+	rec.Observe(formX(key1, "/api/v1/user/dataset/upload", map[string]string{"dataset_id": "10"}, map[string]string{"more.md": handbook},
+		map[string]any{"success": true, "dataset_id": 10, "failed_files": []string{}}))
+	_, set := writeLoad(t, rec)
+	if len(set.Datasets) != 1 || len(set.Datasets[0].Files) != 1 {
+		t.Errorf("datasets: got %+v, want Handbook with its first file only", set.Datasets)
+	}
+	if n := rec.Summary().Ignored["upload files not kept: the recording holds its limit of uploaded bytes (MaxFileBytes) already"]; n != 1 {
+		t.Errorf("the summary counts %d uploads not kept, want 1", n)
 	}
 }

@@ -45,14 +45,43 @@ type Recorder struct {
 	// keys are kept (in memory only) so Write can redact any of them that a
 	// recorded text happens to hold.
 	keys map[string]bool
-	// ignored counts exchanges that changed nothing, by reason.
+	// ignored counts exchanges not recorded, or not wholly, by reason.
 	ignored map[string]int
 	seen    int
+	// fileBytes is the upload bytes kept so far, at most maxFileBytes
+	// (MaxFileBytes; tests lower it).
+	fileBytes, maxFileBytes int64
+}
+
+// maxKeys bounds the refused keys kept for redaction.
+const maxKeys = 10_000
+
+// MaxFileBytes bounds the uploaded bytes a Recorder keeps in memory; the
+// files of an upload past it are not kept (and named in the Summary as
+// files whose text is unknown).
+const MaxFileBytes = 1 << 30
+
+// keepFiles drops an upload's files when keeping them would pass
+// MaxFileBytes; the caller holds r.mu.
+func (r *Recorder) keepFiles(f *form) {
+	var n int64
+	for _, u := range f.files {
+		n += int64(len(u.data))
+	}
+	if r.fileBytes+n > r.maxFileBytes {
+		f.files = nil
+		r.ignore("upload files not kept: the recording holds its limit of uploaded bytes (MaxFileBytes) already")
+		return
+	}
+	r.fileBytes += n
 }
 
 // New returns an empty Recorder.
 func New() *Recorder {
-	return &Recorder{accounts: map[[32]byte]*account{}, keys: map[string]bool{}, ignored: map[string]int{}}
+	return &Recorder{
+		accounts: map[[32]byte]*account{}, keys: map[string]bool{}, ignored: map[string]int{},
+		maxFileBytes: MaxFileBytes,
+	}
 }
 
 // Observe records one exchange. The key of its Authorization header selects
@@ -73,8 +102,12 @@ func (r *Recorder) Observe(x Exchange) {
 		return
 	}
 	// Any key seen is redacted from what is written, even one the server
-	// refused: it may still be someone's key.
-	r.keys[key] = true
+	// refused: it may still be someone's key. The refused ones are bounded
+	// (a client trying keys must not grow the set without end); the key of
+	// an account is always in it (below).
+	if len(r.keys) < maxKeys {
+		r.keys[key] = true
+	}
 	if !known {
 		r.ignore("not an operation of the contract that holds data")
 		return
@@ -94,6 +127,10 @@ func (r *Recorder) Observe(x Exchange) {
 		a = newAccount(len(r.order) + 1)
 		r.accounts[digest] = a
 		r.order = append(r.order, a)
+		r.keys[key] = true
+	}
+	if op.multipart && in.formErr == nil {
+		r.keepFiles(&in.form)
 	}
 	if reason := op.apply(a, x, in); reason != "" {
 		r.ignore(reason)

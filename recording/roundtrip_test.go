@@ -118,6 +118,9 @@ func session(t *testing.T, c client, clock interface{ Advance(time.Duration) }) 
 	c.call("POST", "/api/v1/user/conversations", map[string]any{"model_id": m2.ID, "title": "NorthOS"}, &conv2)
 	c.ask(m2.ID, conv2.ID, "When was NorthOS 4.2.0 released?")
 	c.call("GET", "/api/v1/user/conversations/"+conv2.ID+"/messages", nil, nil)
+	var untitled struct{ ID string }
+	c.call("POST", "/api/v1/user/conversations", map[string]any{"model_id": m2.ID, "title": ""}, &untitled)
+	c.ask(m2.ID, untitled.ID, "Which robot carries the most?")
 
 	var e1, e2 idOnly
 	c.call("POST", "/api/v1/evaluations", map[string]any{"name": "HR quality", "model_id": m1.ID, "type": "ragas", "benchmark_type": "beir", "question_count": 5, "description": "weekly"}, &e1)
@@ -163,12 +166,16 @@ func TestRoundTrip(t *testing.T) {
 		w, _ := json.MarshalIndent(want, "", " ")
 		t.Errorf("replayed state differs from the recorded one\n got: %s\nwant: %s", g, w)
 	}
-	if len(want.Datasets) != 2 || len(want.Models) != 2 || len(want.Conversations) != 2 || len(want.Evaluations) != 2 {
-		t.Fatalf("the session left %d datasets, %d models, %d conversations, %d evaluations; want 2 each",
+	if len(want.Datasets) != 2 || len(want.Models) != 2 || len(want.Conversations) != 3 || len(want.Evaluations) != 2 {
+		t.Fatalf("the session left %d datasets, %d models, %d conversations, %d evaluations; want 2, 2, 3, 2",
 			len(want.Datasets), len(want.Models), len(want.Conversations), len(want.Evaluations))
 	}
-	if n := len(want.Conversations[1].Messages) + len(want.Conversations[0].Messages); n != 6 {
-		t.Errorf("the conversations hold %d messages, want 6", n)
+	n := 0
+	for _, c := range want.Conversations {
+		n += len(c.Messages)
+	}
+	if n != 8 {
+		t.Errorf("the conversations hold %d messages, want 8", n)
 	}
 
 	// The files hold the uploaded bytes under generated names; the uploaded

@@ -6,7 +6,8 @@ import (
 )
 
 // operation is what an exchange of one contract operation does to an
-// account. apply returns why the exchange changed nothing, or "".
+// account. apply returns why the exchange was not recorded, or not wholly,
+// or "".
 type operation struct {
 	// readByID: a 404 answer means the record is gone (the server said so).
 	readByID bool

@@ -16,8 +16,8 @@ import (
 const redacted = "[REDACTED]"
 
 // Summary says what a Write keeps: per account, the records written and
-// those left out or changed, with why; and the exchanges that changed
-// nothing, counted by reason. The proxy prints Lines.
+// those left out or changed, with why; and the exchanges not recorded (or
+// not wholly), counted by reason. The proxy prints Lines.
 type Summary struct {
 	Exchanges int              `json:"exchanges"`
 	Ignored   map[string]int   `json:"ignored"`
@@ -39,7 +39,7 @@ type AccountSummary struct {
 }
 
 // Lines is the summary for a terminal: one line per account, then one per
-// record left out or changed, then the ignored exchanges by reason.
+// record left out or changed, then the exchanges not recorded by reason.
 func (s Summary) Lines() []string {
 	var out []string
 	for _, a := range s.Accounts {
@@ -53,7 +53,7 @@ func (s Summary) Lines() []string {
 		}
 	}
 	for _, reason := range slices.Sorted(maps.Keys(s.Ignored)) {
-		out = append(out, fmt.Sprintf("  %d exchanges changed nothing: %s", s.Ignored[reason], reason))
+		out = append(out, fmt.Sprintf("  %d exchanges not recorded (or not wholly): %s", s.Ignored[reason], reason))
 	}
 	return out
 }
