@@ -3,7 +3,9 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,12 +61,32 @@ func ClientProblems(opID string, o Observed) []string {
 	}
 	req.Header = o.RequestHeader.Clone()
 	params := o.RequestBodyCut || mediaType(o.RequestHeader) == "multipart/form-data"
+	if bad := bodyTypeProblem(req, o); bad != "" {
+		// A body the operation does not take is not validated as one.
+		p, params = append(p, bad), true
+	}
 	if params {
 		_, errs := check.ValidateParams(req)
 		return append(p, spec.Describe(errs)...)
 	}
 	_, errs := check.Validate(req)
 	return append(p, spec.Describe(errs)...)
+}
+
+// bodyTypeProblem says when a request's body comes under a content type
+// its operation does not document ("" when it does, or has no body).
+func bodyTypeProblem(req *http.Request, o Observed) string {
+	op, _, _, ok := spec.Declared().Find(req)
+	if !ok || op.RequestBody == nil || op.RequestBody.Value == nil || (len(o.RequestBody) == 0 && !o.RequestBodyCut) {
+		return ""
+	}
+	content := op.RequestBody.Value.Content
+	mt := mediaType(o.RequestHeader)
+	if content.Get(mt) != nil {
+		return ""
+	}
+	want := slices.Sorted(maps.Keys(content))
+	return fmt.Sprintf("Content-Type %q: the operation takes %s", o.RequestHeader.Get("Content-Type"), strings.Join(want, " or "))
 }
 
 // AnswerProblems judges the answer of x (not an event stream) as the

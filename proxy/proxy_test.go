@@ -201,3 +201,25 @@ func TestStreamJudgedIncrementally(t *testing.T) {
 		t.Fatalf("the bad chunk reported %d times:\n%s", n, th.Out)
 	}
 }
+
+// A request the contract refuses is the client's fault: reported as CLIENT,
+// never counted against the server, and the refusal that answers it is
+// judged like any answer.
+func TestClientFaultIsNotAServerViolation(t *testing.T) {
+	th := newThrough(t, newMock(t, "", 0).URL)
+	th.do(t, "POST", "/api/v1/user/dataset", "application/json", `{"dataset_name":"x"}`) // multipart expected
+	th.do(t, "POST", "/api/v1/user/inference", "application/json", `{"model_id":4,"query":"q","temperature":"hot"}`)
+	th.settle(t)
+	out := th.Out.String()
+	for _, want := range []string{
+		`CLIENT createDataset: the request breaks the declared contract: Content-Type "application/json": the operation takes multipart/form-data`,
+		"CLIENT runInference: the request breaks the declared contract: temperature",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no line %q:\n%s", want, out)
+		}
+	}
+	if d, dec, c := th.Log.Counts(); d+dec != 0 || c != 2 {
+		t.Fatalf("%d declared, %d decided, %d client findings, want 0, 0, 2:\n%s", d, dec, c, out)
+	}
+}
