@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench loadtest profile mutation build clean
+.PHONY: explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -102,6 +102,10 @@ conformance: ## run the suite: make conformance BASE_URL=... API_KEY=... [API_KE
 
 bench: ## benchmarks: mock/bare ratios of GET model and POST conversation, heap per open stream
 	go test -run '^$$' -bench . -benchmem ./...
+
+bench-proxy: ## the validating proxy's cost: GET by id req/s through it / direct, time to the first chunk of a paced stream (also in make bench)
+	go test -run '^$$' -bench 'GetByID' -benchtime 3000x ./proxy/
+	go test -run '^$$' -bench 'FirstChunk' -benchtime 50x ./proxy/
 
 LOADTEST_FLAGS ?=
 loadtest: build ## mock vs bare net/http (and Prism 5 if tools/prism is installed) req/s ratios, then RSS per open stream; ~2.5 min

@@ -108,6 +108,8 @@ func envName(flagName string) string {
 func writeUsage(out io.Writer) {
 	var b strings.Builder
 	b.WriteString(`Usage: conformance --base-url URL --api-key KEY [flags]
+       conformance proxy --target URL [--listen HOST:PORT] [flags]
+         (the validating proxy: see conformance proxy --help)
 
 Certifies a server against the API contract (spec/openapi.yaml, spec/DECISIONS.md):
 declared checks test the seed's rules and fail the run; decided checks test the

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -157,23 +158,7 @@ func ReadStream(body io.Reader, idle time.Duration, cancel context.CancelFunc) *
 	defer timer.Stop()
 	r := &watchedReader{r: io.TeeReader(body, &raw), onData: func() { timer.Reset(idle) }}
 	err := ReadEvents(r, func(ev Event) bool {
-		s.Events = append(s.Events, ev)
-		s.At = append(s.At, time.Since(begin))
-		switch {
-		case s.Done:
-			s.AfterDone++
-		case strings.TrimSpace(ev.Data) == doneMarker:
-			s.Done = true
-		default:
-			var v any
-			dec := json.NewDecoder(strings.NewReader(ev.Data))
-			dec.UseNumber()
-			if dec.Decode(&v) != nil || dec.More() {
-				s.NotJSON = append(s.NotJSON, ev.Data)
-			} else {
-				s.Chunks = append(s.Chunks, v)
-			}
-		}
+		s.Add(ev, time.Since(begin))
 		return true
 	})
 	if err != nil {
@@ -184,6 +169,46 @@ func ReadStream(body io.Reader, idle time.Duration, cancel context.CancelFunc) *
 	}
 	s.Raw = raw.Bytes()
 	return s
+}
+
+// EventKind is what one event of a stream was, as Add classified it.
+type EventKind int
+
+// Kinds of event.
+const (
+	// EventChunk is JSON data before [DONE] (appended to Chunks).
+	EventChunk EventKind = iota
+	// EventDone is the [DONE] marker.
+	EventDone
+	// EventAfterDone is any event after [DONE].
+	EventAfterDone
+	// EventNotJSON is data before [DONE] that is not one JSON value.
+	EventNotJSON
+)
+
+// Add records one event dispatched at (counted from the start of reading)
+// and says what it was. ReadStream adds every event it reads; a reader that
+// parses the stream itself (the proxy, with ReadEvents) adds them one by one.
+func (s *Stream) Add(ev Event, at time.Duration) EventKind {
+	s.Events = append(s.Events, ev)
+	s.At = append(s.At, at)
+	switch {
+	case s.Done:
+		s.AfterDone++
+		return EventAfterDone
+	case strings.TrimSpace(ev.Data) == doneMarker:
+		s.Done = true
+		return EventDone
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(ev.Data))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil || dec.More() {
+		s.NotJSON = append(s.NotJSON, ev.Data)
+		return EventNotJSON
+	}
+	s.Chunks = append(s.Chunks, v)
+	return EventChunk
 }
 
 type watchedReader struct {
@@ -261,32 +286,52 @@ func (s *Stream) Problems() []string {
 // before [DONE]; the text is not empty.
 func (s *Stream) ChunkProblems() []string {
 	var p []string
-	types := schemaEnum("InferenceChunk", "type")
-	allowed := map[string]bool{}
-	for _, t := range types {
-		allowed[t] = true
-	}
-	lastType := ""
 	for i, c := range s.Chunks {
-		m, ok := c.(map[string]any)
-		if !ok {
-			p = append(p, fmt.Sprintf("chunk %d is not a JSON object", i+1))
-			continue
+		if line := ChunkProblem(i+1, c); line != "" {
+			p = append(p, line)
 		}
-		t, ok := m["type"].(string)
-		switch {
-		case !ok:
-			p = append(p, fmt.Sprintf("chunk %d has no string `type`", i+1))
-		case !allowed[t]:
-			p = append(p, fmt.Sprintf("chunk %d: type %q is not one of %s", i+1, t, strings.Join(types, ", ")))
-		case t == "token" || t == "delta":
-			if _, ok := m["content"].(string); !ok {
-				p = append(p, fmt.Sprintf("chunk %d: a %s chunk without string `content`", i+1, t))
-			}
-		case t == "error":
-			p = append(p, fmt.Sprintf("chunk %d: an error chunk: %v", i+1, m["message"]))
+	}
+	return append(p, s.ChunkEndProblems()...)
+}
+
+// ChunkProblem is what chunk n (counted from 1) breaks of decision D-03 on
+// its own, or "": an object with a `type` among the contract's, string
+// `content` in token and delta chunks, not an error chunk.
+func ChunkProblem(n int, c any) string {
+	types := schemaEnum("InferenceChunk", "type")
+	m, ok := c.(map[string]any)
+	if !ok {
+		return fmt.Sprintf("chunk %d is not a JSON object", n)
+	}
+	t, ok := m["type"].(string)
+	switch {
+	case !ok:
+		return fmt.Sprintf("chunk %d has no string `type`", n)
+	case !slices.Contains(types, t):
+		return fmt.Sprintf("chunk %d: type %q is not one of %s", n, t, strings.Join(types, ", "))
+	case t == "token" || t == "delta":
+		if _, ok := m["content"].(string); !ok {
+			return fmt.Sprintf("chunk %d: a %s chunk without string `content`", n, t)
 		}
-		lastType = t
+	case t == "error":
+		return fmt.Sprintf("chunk %d: an error chunk: %v", n, m["message"])
+	}
+	return ""
+}
+
+// ChunkEndProblems is what the whole stream breaks of decision D-03, known
+// only at its end: a done chunk last before [DONE], text in token or delta
+// chunks.
+func (s *Stream) ChunkEndProblems() []string {
+	var p []string
+	// The type of the last object chunk: a chunk that is not an object
+	// is its own problem (ChunkProblem), not the end's.
+	lastType := ""
+	for i := len(s.Chunks) - 1; i >= 0; i-- {
+		if m, ok := s.Chunks[i].(map[string]any); ok {
+			lastType, _ = m["type"].(string)
+			break
+		}
 	}
 	if lastType != "done" {
 		p = append(p, fmt.Sprintf("the last chunk before [DONE] has type %q, want \"done\"", lastType))

@@ -27,8 +27,8 @@
 //     stream as a client saw it);
 //   - json.go (the JSON accessor J), lists.go (the records and ids of a
 //     list), text.go (texts cut short for messages);
-//   - flags.go (the CLI's flags), runinfo.go (what a run was), report.go (summary),
-//     report_html.go, report_coverage.go (coverage) and clauses.go (traceability).
+//   - flags.go, runinfo.go (what a run was), report.go (summary), report_html.go,
+//     report_coverage.go, clauses.go (traceability), observed*.go (for the proxy).
 //
 // The explore phase (the Explore area, run last) is in the explore*.go
 // files: explore.go (the properties, the explorer and how a break is

@@ -1,7 +1,8 @@
 // Command conformance certifies a server against the API contract. It is a
 // thin wrapper over package contractkit/conformance, which parses the flags
 // (conformance.ParseFlags) and runs the suite: see --help, and the exit
-// statuses there (0 pass, 1 fail, 2 usage, 3 unreachable).
+// statuses there (0 pass, 1 fail, 2 usage, 3 unreachable). Its subcommand
+// `conformance proxy` is the validating proxy (package contractkit/proxy).
 package main
 
 import (
@@ -10,9 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"contractkit/conformance"
 	"contractkit/internal/version"
+	"contractkit/proxy"
 )
 
 // Exit statuses: the suite's own.
@@ -24,6 +28,9 @@ const (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "proxy" {
+		os.Exit(runProxy(os.Args[2:]))
+	}
 	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -63,4 +70,19 @@ func (m *Main) Run() int {
 		return conformance.List(m.opts.Config, m.Stdout)
 	}
 	return conformance.Run(m.opts.Config, m.Stdout)
+}
+
+// runProxy is `conformance proxy`: it runs until SIGINT or SIGTERM.
+func runProxy(args []string) int {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	m := &proxy.Main{Stdout: os.Stdout, Signals: sig}
+	if err := m.ParseFlags(args, os.Getenv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		fmt.Fprintf(os.Stderr, "conformance proxy: %v\n(see conformance proxy --help)\n", err)
+		return exitUsage
+	}
+	return m.Run()
 }

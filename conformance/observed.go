@@ -1,0 +1,126 @@
+package conformance
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// An exchange the suite did not make but saw pass (the validating proxy,
+// package proxy): it becomes an Exchange like the suite's own, so the
+// suite's judges and reports serve it unchanged. The client's key is
+// whatever its Authorization header carries; it is redacted from
+// everything the Exchange shows, and its curl command reads it from
+// $CONFORMANCE_API_KEY.
+
+// Observed is one exchange as a proxy saw it, key included.
+type Observed struct {
+	Method string
+	// Target is the base address the exchange was forwarded to; with
+	// Path and RawQuery it makes the URL of the report and the curl.
+	Target         string
+	Path, RawQuery string
+	RequestHeader  http.Header
+	// RequestBody is the whole body, or nil when it was not held
+	// (RequestBodyCut: over the proxy's bound).
+	RequestBody    []byte
+	RequestBodyCut bool
+	Status         int
+	ResponseHeader http.Header
+	// ResponseBody is what passed of the answer (at most the proxy's bound).
+	ResponseBody []byte
+	// Error is why the exchange ended early ("" when it ended well).
+	Error    string
+	Duration time.Duration
+}
+
+// ObservedKey is the API key of an Authorization header: the token of a
+// Bearer header, else the whole value.
+func ObservedKey(h http.Header) string {
+	v := h.Get("Authorization")
+	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+		return strings.TrimSpace(v[7:])
+	}
+	return v
+}
+
+// NewObservedExchange returns o as the suite's Exchange, redacted, with a
+// curl command that replays it against o.Target.
+func NewObservedExchange(o Observed) *Exchange {
+	r := NewRedactor(ObservedKey(o.RequestHeader), "")
+	u := strings.TrimRight(o.Target, "/") + o.Path
+	if o.RawQuery != "" {
+		u += "?" + o.RawQuery
+	}
+	x := &Exchange{
+		Method:        o.Method,
+		URL:           r.String(u),
+		RequestHeader: r.Header(withoutHopHeaders(o.RequestHeader)),
+		Status:        o.Status,
+		Error:         r.String(o.Error),
+		Duration:      o.Duration,
+		path:          o.Path,
+		raw:           o.ResponseBody,
+	}
+	if o.Status != 0 {
+		x.ResponseHeader = r.Header(o.ResponseHeader)
+		x.ResponseBody = r.String(excerpt(string(o.ResponseBody)))
+	}
+	form := observedForm(o.RequestHeader, o.RequestBody)
+	var data []byte
+	switch {
+	case form != nil:
+		x.RequestBody = "(multipart/form-data)"
+	case o.RequestBodyCut:
+		x.RequestBody = "(a body over the proxy's bound, not held)"
+	case len(o.RequestBody) > 0:
+		data = o.RequestBody
+		x.RequestBody = r.String(excerpt(string(data)))
+	}
+	x.Curl = (&Client{redact: r}).curl(o.Method, u, withoutHopHeaders(o.RequestHeader), data, form)
+	if o.RequestBodyCut {
+		x.Curl += " # the body was over the proxy's bound and is not shown"
+	}
+	return x
+}
+
+// withoutHopHeaders leaves out what a replay must not repeat: the
+// connection's own headers and the body's length, which curl computes.
+func withoutHopHeaders(h http.Header) http.Header {
+	out := h.Clone()
+	for _, k := range []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Accept-Encoding", "User-Agent"} {
+		out.Del(k)
+	}
+	return out
+}
+
+// observedForm reads a multipart body's parts as a Form whose files curl
+// reads from files named like the uploaded ones; nil when body is not a
+// whole multipart/form-data body.
+func observedForm(h http.Header, body []byte) *Form {
+	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" || body == nil {
+		return nil
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	f := &Form{}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return f
+		}
+		if err != nil {
+			return f
+		}
+		if p.FileName() != "" {
+			f.Files = append(f.Files, FormFile{Field: p.FormName(), Name: p.FileName()})
+			continue
+		}
+		v, _ := io.ReadAll(io.LimitReader(p, curlBodyLimit))
+		f.Fields = append(f.Fields, FormField{Name: p.FormName(), Value: string(v)})
+	}
+}

@@ -1,0 +1,146 @@
+package proxy
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	"contractkit/internal/envflag"
+)
+
+// Options are the proxy's command line.
+type Options struct {
+	// Listen is the proxy's address (HOST:PORT).
+	Listen string
+	// Target is the server's base address.
+	Target *url.URL
+	// JSON, JUnit and HTML are the report files written on stop.
+	JSON, JUnit, HTML string
+	// Coverage is a JSON file for the contract coverage ("" for none).
+	Coverage string
+	// Record is a directory the traffic is written to as a fixture set
+	// ("" for none).
+	Record string
+	// Strict fails the run on decided differences too.
+	Strict bool
+}
+
+// DefaultListen is where the proxy listens without --listen.
+const DefaultListen = "127.0.0.1:8081"
+
+type flagSpec struct{ name, arg, help string }
+
+var flagSpecs = []flagSpec{
+	{"listen", "HOST:PORT", "where the proxy listens (default " + DefaultListen + "; port 0 picks a free one)"},
+	{"target", "URL", "the server the traffic goes to; the API lives under /api/v1 (required)"},
+	{"json", "FILE", "on stop, write a Ginkgo JSON report"},
+	{"junit", "FILE", "on stop, write a JUnit XML report"},
+	{"html", "FILE", "on stop, write an HTML report"},
+	{"coverage", "FILE", "on stop, write the contract coverage of the traffic as JSON"},
+	{"record", "DIR", "on stop, write what passed as a fixture set (mockserver --fixtures DIR)"},
+	{"strict", "", "also fail on decided (not declared) differences"},
+}
+
+// envPrefix starts the environment variable of every flag.
+const envPrefix = "CONFORMANCE_PROXY_"
+
+// ParseFlags parses args (after "proxy"). A flag not given takes its
+// environment variable (getenv). Help writes the usage to out and returns
+// flag.ErrHelp; any other error is a usage error.
+func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Options, error) {
+	o := Options{}
+	var target string
+	fs := flag.NewFlagSet("conformance proxy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.Listen, "listen", DefaultListen, "")
+	fs.StringVar(&target, "target", "", "")
+	fs.StringVar(&o.JSON, "json", "", "")
+	fs.StringVar(&o.JUnit, "junit", "", "")
+	fs.StringVar(&o.HTML, "html", "", "")
+	fs.StringVar(&o.Coverage, "coverage", "", "")
+	fs.StringVar(&o.Record, "record", "", "")
+	fs.BoolVar(&o.Strict, "strict", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			writeUsage(out)
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	var errs []error
+	if err := envflag.Apply(fs, envflag.Prefixed(envPrefix), getenv); err != nil {
+		errs = append(errs, err)
+	}
+	u, err := url.Parse(target)
+	switch {
+	case target == "":
+		errs = append(errs, errors.New("--target is required"))
+	case err != nil:
+		errs = append(errs, fmt.Errorf("--target: %v", err))
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		errs = append(errs, fmt.Errorf("--target %q: want an absolute http or https URL", target))
+	default:
+		o.Target = u
+	}
+	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("--listen %q: want HOST:PORT", o.Listen))
+	}
+	for name, path := range map[string]string{"--json": o.JSON, "--junit": o.JUnit, "--html": o.HTML, "--coverage": o.Coverage} {
+		if path == "" {
+			continue
+		}
+		// Opened now, so an unwritable path is a usage error before any
+		// traffic passes, not a lost report at the end.
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", name, err))
+			continue
+		}
+		f.Close()
+	}
+	if o.Record != "" {
+		if fi, err := os.Stat(o.Record); err == nil && !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("--record %q: not a directory", o.Record))
+		}
+	}
+	return o, errors.Join(errs...)
+}
+
+func writeUsage(out io.Writer) {
+	var b strings.Builder
+	b.WriteString(`Usage: conformance proxy --target URL [--listen HOST:PORT] [flags]
+
+A validating proxy: forwards every request to the target and every answer back
+unchanged (event streams as they arrive), and judges each exchange against the
+contract with the suite's judges. Each violation is printed as it happens, with a
+curl line that replays it (the key read from $CONFORMANCE_API_KEY). On SIGINT or
+SIGTERM it writes its reports and exits.
+
+Flags (each may also be set by the environment variable shown; a flag wins):
+`)
+	for _, f := range flagSpecs {
+		name := "--" + f.name
+		if f.arg != "" {
+			name += " " + f.arg
+		}
+		fmt.Fprintf(&b, "  %-22s %s\n  %-22s env %s\n", name, f.help, "", envflag.Name(envPrefix, f.name))
+	}
+	fmt.Fprintf(&b, `
+Bounds: a request body is held in memory up to %d MiB (the contract's upload
+bound, D-15) to be judged; a larger one is forwarded whole, judged by its
+parameters only. A JSON answer is judged up to %d MiB; over it, by its status
+and headers only. Every event of a stream is judged as it passes.
+
+Exit status: 0 no declared violation was seen (with --strict: no violation at
+all); 1 a violation was seen; 2 a usage error or the address cannot be listened on.
+A request the contract refuses is the client's fault: reported, never failing.
+`, MaxHeldRequest>>20, MaxHeldAnswer>>20)
+	io.WriteString(out, b.String())
+}

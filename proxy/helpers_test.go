@@ -1,0 +1,148 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"contractkit/fixtures"
+	"contractkit/mockserver"
+	"contractkit/mutation"
+)
+
+// testKey is the key of the mock's one account in these tests.
+const testKey = "proxy-test-key-0123456789"
+
+// syncBuffer is the proxy's console, read by the test while the proxy
+// writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newMock serves the in-process mock (default fixtures, streams paced by
+// tokenInterval) on 127.0.0.1, behind mutant when it is not "".
+func newMock(t testing.TB, mutant string, tokenInterval time.Duration) *httptest.Server {
+	t.Helper()
+	b := fixtures.Default()
+	srv, err := mockserver.New(mockserver.Config{Keys: []string{testKey}, Fixtures: &b, TokenInterval: tokenInterval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	if mutant != "" {
+		m, err := mutation.Lookup(mutant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = m.Wrapper(mutation.Options{Keys: []string{testKey}})(srv)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Shutdown()
+		ts.Close()
+		srv.Close()
+	})
+	return ts
+}
+
+// through is a proxy in front of target, its console and its log.
+type through struct {
+	URL string
+	Out *syncBuffer
+	Log *Log
+	P   *Proxy
+}
+
+func newThrough(t testing.TB, target string, observers ...Observer) *through {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	lg := NewLog(out)
+	p := New(u, lg, observers...)
+	ts := httptest.NewServer(p)
+	t.Cleanup(ts.Close)
+	return &through{URL: ts.URL, Out: out, Log: lg, P: p}
+}
+
+// do sends one request through the proxy with the test key and returns
+// the status and the whole body.
+func (th *through) do(t testing.TB, method, path, contentType, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, th.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the answer: %v", method, path, err)
+	}
+	// The exchange is judged once ReverseProxy returns, just after the
+	// client read the end: wait (bounded) until it was counted.
+	return resp.StatusCode, string(b)
+}
+
+// settle waits until every exchange in flight through the proxy ended.
+func (th *through) settle(t testing.TB) {
+	t.Helper()
+	if !th.P.Wait(10 * time.Second) {
+		t.Fatal("exchanges still in flight after 10 s")
+	}
+}
+
+// eventually polls cond every 5 ms for at most d.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("not within %s: %s", d, what)
+}
+
+// inferenceBody asks model 4 of the default fixtures (ready) a question.
+const inferenceBody = `{"model_id":4,"query":"What is the warranty period?"}`
+
+// newUpstream serves h on 127.0.0.1 and returns its URL.
+func newUpstream(t testing.TB, h http.HandlerFunc) string {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func readAll(r io.Reader) (string, error) {
+	b, err := io.ReadAll(r)
+	return string(b), err
+}

@@ -1,0 +1,42 @@
+package proxy
+
+import "net/http"
+
+// The seam for what else watches the traffic: contract coverage and the
+// recording of fixtures get every finished exchange, and every stream
+// chunk as it passes.
+
+// Exchange is one finished exchange as observers get it. The request
+// header holds the client's Authorization: an observer must never write or
+// print it.
+type Exchange struct {
+	// Operation is the contract's operationId, "" outside the contract.
+	Operation      string
+	Method, Path   string
+	RawQuery       string
+	RequestHeader  http.Header
+	RequestBody    []byte
+	RequestBodyCut bool
+	// Status is 0 when the target did not answer.
+	Status         int
+	ResponseHeader http.Header
+	// ResponseBody is the whole JSON answer, or the text of a stream as it
+	// passed; ResponseBodyCut says it was over the proxy's bound.
+	ResponseBody    []byte
+	ResponseBodyCut bool
+	// Stream marks an event-stream answer.
+	Stream bool
+	// LeftByClient says the client went away before the answer ended.
+	LeftByClient bool
+}
+
+// Observer watches the traffic. Its methods are called from the
+// exchanges' goroutines, concurrently: an Observer must be safe for
+// concurrent use, and quick (a stream waits for ObserveEvent).
+type Observer interface {
+	// Observe gets every exchange once it is finished.
+	Observe(x *Exchange)
+	// ObserveEvent gets the data (JSON) of each chunk of an event stream
+	// as it passes.
+	ObserveEvent(method, path string, data []byte)
+}

@@ -1,0 +1,182 @@
+// Package proxy is the validating proxy (`conformance proxy`): it forwards
+// a client's traffic to a target server unchanged and judges every
+// exchange against the contract with the conformance suite's own judges
+// (package conformance: observed*.go), printing each violation as it
+// happens and writing the suite's reports on stop.
+//
+// Files: proxy.go (the handler: forwarding, the request held), tap.go (an
+// answer watched as it passes, streams judged event by event), findings.go
+// (what was found, printed and kept), report.go (the Ginkgo report built
+// from it), observer.go (the seam for coverage and recording), flags.go and
+// run.go (the command).
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// MaxHeldRequest bounds the request body held in memory to be judged and
+// recorded: the contract's largest body, a multipart upload of 100 MiB
+// (D-15). A larger body is still forwarded whole, streamed, but judged by
+// its parameters only and not recorded.
+const MaxHeldRequest = 100 << 20
+
+// MaxHeldAnswer bounds what is kept of an answer to be judged and recorded:
+// a JSON answer over it is forwarded whole but judged by its status and
+// headers only; a stream's events are all judged as they pass, and its text
+// is kept up to this bound.
+const MaxHeldAnswer = 8 << 20
+
+// Proxy forwards to a target and judges what passes. It is an http.Handler.
+type Proxy struct {
+	target    *url.URL
+	rp        *httputil.ReverseProxy
+	log       *Log
+	observers []Observer
+	// inflight counts the exchanges not yet judged; judges bounds the
+	// judgements running after their exchange ended.
+	inflight sync.WaitGroup
+	judges   chan struct{}
+}
+
+// New returns a proxy to target that prints and keeps its findings in lg.
+func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
+	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// The answer passes unchanged: the proxy never asks for a compression
+	// the client did not ask for.
+	tr.DisableCompression = true
+	tr.MaxIdleConnsPerHost = 64
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target) // the Host header too: the target's
+		},
+		Transport: tr,
+		// Every write is flushed at once: a stream passes as it arrives.
+		FlushInterval: -1,
+		// The proxy reports the errors itself, in its own words.
+		ErrorLog:       log.New(io.Discard, "", 0),
+		ModifyResponse: modifyResponse,
+		ErrorHandler:   errorHandler,
+	}
+	return p
+}
+
+// Wait waits for the exchanges in flight to finish, at most d; it reports
+// whether they did.
+func (p *Proxy) Wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { p.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// ServeHTTP forwards r and judges the exchange.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.inflight.Add(1)
+	defer p.inflight.Done()
+	// Full duplex: writing the answer's header must not close the request
+	// body while the upstream request may still read it (Go issue 40747,
+	// the cause of the cut streams of a plain ReverseProxy). The body is
+	// also held in memory below, so the upstream request never reads the
+	// client's connection; full duplex covers a body over the bound.
+	_ = http.NewResponseController(w).EnableFullDuplex()
+	t := newTap(p, r)
+	if err := t.holdBody(r); err != nil {
+		t.left = true
+		t.finish()
+		return
+	}
+	t.judgeRequest()
+	// settle runs even when ReverseProxy aborts the answer with
+	// http.ErrAbortHandler (the upstream broke mid-body); the panic goes on.
+	defer p.settle(t)
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tapKey{}, t)))
+}
+
+// settle judges an exchange that ended. The judgement (the answer
+// validated against the contract) runs after the handler returned, so the
+// client's connection is free for its next request at once; when every
+// judge is busy it runs here, and the traffic slows rather than piling up.
+func (p *Proxy) settle(t *tap) {
+	// Whether the client left is read now: the request's context ends
+	// with the handler.
+	t.left = t.left || (!t.eof && t.ctx.Err() != nil)
+	select {
+	case p.judges <- struct{}{}:
+		p.inflight.Add(1)
+		go func() {
+			defer p.inflight.Done()
+			defer func() { <-p.judges }()
+			t.finish()
+		}()
+	default:
+		t.finish()
+	}
+}
+
+// holdBody reads the request body into memory, up to MaxHeldRequest, and
+// puts it back for the upstream request; beyond the bound the rest is
+// streamed after what was read.
+func (t *tap) holdBody(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	held, err := io.ReadAll(io.LimitReader(r.Body, MaxHeldRequest+1))
+	if err != nil {
+		return err
+	}
+	if len(held) > MaxHeldRequest {
+		t.o.RequestBodyCut = true
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(held), r.Body), r.Body}
+		return nil
+	}
+	t.o.RequestBody = held
+	r.Body = io.NopCloser(bytes.NewReader(held))
+	r.ContentLength = int64(len(held))
+	r.TransferEncoding = nil
+	return nil
+}
+
+type tapKey struct{}
+
+func tapOf(r *http.Request) *tap {
+	t, _ := r.Context().Value(tapKey{}).(*tap)
+	return t
+}
+
+// modifyResponse starts watching the answer as its headers arrive.
+func modifyResponse(resp *http.Response) error {
+	if t := tapOf(resp.Request); t != nil {
+		resp.Body = t.answer(resp)
+	}
+	return nil
+}
+
+// errorHandler answers 502 when the target gave no answer, and notes why.
+func errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	if t := tapOf(r); t != nil {
+		t.upstreamErr = err
+	}
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return // the client left: nobody to answer
+	}
+	w.WriteHeader(http.StatusBadGateway)
+}

@@ -1,0 +1,263 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"contractkit/conformance"
+)
+
+// A tap watches one exchange: the request as the handler held it, the
+// answer as ReverseProxy reads it from the target (a copy of each read,
+// bounded), and, for an event stream, a judge fed event by event through a
+// pipe, so a bad chunk is reported when it passes, not at the end.
+
+type tap struct {
+	p     *Proxy
+	ctx   context.Context
+	start time.Time
+	o     conformance.Observed
+	// opID and area name the contract operation; inContract is false for
+	// a request no operation matches (forwarded, not judged).
+	opID, area string
+	inContract bool
+	// client lists what the request breaks of the declared contract.
+	client []string
+
+	// left: the client went away before the exchange ended.
+	left bool
+	// upstreamErr: the target gave no answer; readErr: its body broke.
+	upstreamErr, readErr error
+	eof                  bool
+	// length is the answer's Content-Length (-1: unknown), read what
+	// passed: an answer read to its length is whole even if the client
+	// left before the read that would have returned io.EOF.
+	length, read int64
+	body         bytes.Buffer
+	bodyCut      bool
+	stream       *streamTap
+	once         sync.Once
+}
+
+// streamTap judges an event stream as it passes.
+type streamTap struct {
+	judge *conformance.StreamJudge
+	pw    *io.PipeWriter
+	done  chan struct{}
+	// x is the exchange as its headers showed it: the findings' replay.
+	x *conformance.Exchange
+}
+
+func newTap(p *Proxy, r *http.Request) *tap {
+	t := &tap{p: p, ctx: r.Context(), start: time.Now()}
+	t.o = conformance.Observed{
+		Method: r.Method, Target: p.target.String(),
+		Path: r.URL.Path, RawQuery: r.URL.RawQuery,
+		RequestHeader: r.Header.Clone(),
+	}
+	t.opID, t.area, t.inContract = conformance.ObservedOperation(r.Method, r.URL.Path)
+	return t
+}
+
+// judgeRequest reports, at once, what the request breaks of the contract:
+// the client's fault.
+func (t *tap) judgeRequest() {
+	if !t.inContract {
+		return
+	}
+	t.client = conformance.ClientProblems(t.opID, t.o)
+	if len(t.client) == 0 {
+		return
+	}
+	x := conformance.NewObservedExchange(t.o)
+	for _, c := range t.client {
+		t.report(ClientFault, "", "the request breaks the declared contract: "+c, x)
+	}
+}
+
+// report prints and keeps one finding about x.
+func (t *tap) report(k Kind, decision, what string, x *conformance.Exchange) {
+	line := x.Line()
+	if x.Status == 0 && x.Error == "" {
+		line = x.Method + " " + x.URL // the request alone: no answer yet
+	}
+	t.p.log.Add(Finding{Kind: k, Operation: t.opID, Area: t.area, Decision: decision, What: what, Line: line, Curl: x.Curl})
+}
+
+// answer starts watching an answer whose headers just arrived and returns
+// the body ReverseProxy is to read.
+func (t *tap) answer(resp *http.Response) io.ReadCloser {
+	t.o.Status = resp.StatusCode
+	t.o.ResponseHeader = resp.Header.Clone()
+	t.length = resp.ContentLength
+	if t.inContract && conformance.IsEventStream(resp.StatusCode, resp.Header) {
+		t.startStream()
+	}
+	return &tapReader{t: t, body: resp.Body}
+}
+
+func (t *tap) startStream() {
+	pr, pw := io.Pipe()
+	s := &streamTap{judge: conformance.NewStreamJudge(), pw: pw, done: make(chan struct{}), x: conformance.NewObservedExchange(t.o)}
+	t.stream = s
+	go func() {
+		defer close(s.done)
+		_ = conformance.ReadEvents(pr, func(ev conformance.Event) bool {
+			decl, dec, chunk := s.judge.Event(ev)
+			for _, d := range decl {
+				t.report(Declared, "", d, s.x)
+			}
+			for _, d := range dec {
+				t.report(Decided, s.judge.StreamDecision(), d, s.x)
+			}
+			if chunk != nil {
+				for _, ob := range t.p.observers {
+					ob.ObserveEvent(t.o.Method, t.o.Path, []byte(ev.Data))
+				}
+			}
+			return true
+		})
+		// A reader that stopped early (an event over the parser's bound)
+		// must not leave the proxy's writes blocked.
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+}
+
+// keep copies what passed, up to MaxHeldAnswer, and feeds a stream's judge.
+func (t *tap) keep(p []byte) {
+	room := MaxHeldAnswer - t.body.Len()
+	if len(p) > room {
+		t.bodyCut = true
+	}
+	if room > 0 {
+		t.body.Write(p[:min(room, len(p))])
+	}
+	if t.stream != nil {
+		_, _ = t.stream.pw.Write(p)
+	}
+}
+
+type tapReader struct {
+	t    *tap
+	body io.ReadCloser
+}
+
+func (r *tapReader) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if n > 0 {
+		r.t.keep(p[:n])
+		r.t.read += int64(n)
+	}
+	if err == io.EOF || r.t.length >= 0 && r.t.read == r.t.length {
+		r.t.eof = true
+	}
+	if err != nil && err != io.EOF && !r.t.eof && r.t.readErr == nil {
+		r.t.readErr = err
+	}
+	return n, err
+}
+
+func (r *tapReader) Close() error { return r.body.Close() }
+
+// finish judges the exchange once it ended, then hands it to the observers.
+func (t *tap) finish() { t.once.Do(t.judgeEnd) }
+
+func (t *tap) judgeEnd() {
+	if t.stream != nil {
+		t.stream.pw.Close()
+		<-t.stream.done
+	}
+	left := t.left
+	o := t.o
+	o.ResponseBody = t.body.Bytes()
+	o.Duration = time.Since(t.start)
+	switch {
+	case left:
+		o.Error = "the client left before the answer ended"
+	case t.upstreamErr != nil:
+		o.Status, o.Error = 0, "the target gave no answer: "+t.upstreamErr.Error()
+	case t.readErr != nil:
+		o.Error = "reading the answer: " + t.readErr.Error()
+	}
+	encoded := false
+	if ce := strings.ToLower(o.ResponseHeader.Get("Content-Encoding")); ce != "" && ce != "identity" && o.Status != 0 {
+		o.ResponseBody, encoded = decoded(ce, o.ResponseBody, t.bodyCut)
+	}
+	x := conformance.NewObservedExchange(o)
+	defer t.observe(o, left)
+	if !t.inContract {
+		t.p.log.Outside()
+		return
+	}
+	t.p.log.Exchange(t.opID, t.area, left)
+	if left {
+		t.p.log.Note("LEFT %s: the client left before the answer ended; the target's request was stopped; not judged further | %s", t.opID, x.Line())
+		return
+	}
+	if t.stream != nil {
+		decl, dec := t.stream.judge.End(t.readErr)
+		for _, d := range decl {
+			t.report(Declared, "", d, x)
+		}
+		for _, d := range dec {
+			t.report(Decided, t.stream.judge.StreamDecision(), d, x)
+		}
+		return
+	}
+	decl, dec := conformance.AnswerProblems(x, t.client, t.bodyCut || encoded)
+	if t.bodyCut && o.Status != 0 {
+		t.p.log.Note("NOTE %s: an answer over %d bytes: judged by its status and headers only | %s", t.opID, MaxHeldAnswer, x.Line())
+	}
+	for _, d := range decl {
+		t.report(Declared, "", d, x)
+	}
+	for _, id := range slices.Sorted(maps.Keys(dec)) {
+		for _, d := range dec[id] {
+			t.report(Decided, id, d, x)
+		}
+	}
+}
+
+// decoded returns a gzip answer's body decoded for judging; any other
+// encoding, or a body cut short, is not judged (encoded true).
+func decoded(encoding string, body []byte, cut bool) ([]byte, bool) {
+	if encoding != "gzip" || cut {
+		return body, true
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return body, true
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, MaxHeldAnswer))
+	if err != nil {
+		return body, true
+	}
+	return out, false
+}
+
+// observe hands the finished exchange to every observer.
+func (t *tap) observe(o conformance.Observed, left bool) {
+	if len(t.p.observers) == 0 {
+		return
+	}
+	x := &Exchange{
+		Operation: t.opID, Method: o.Method, Path: o.Path, RawQuery: o.RawQuery,
+		RequestHeader: o.RequestHeader, RequestBody: o.RequestBody, RequestBodyCut: o.RequestBodyCut,
+		Status: o.Status, ResponseHeader: o.ResponseHeader, ResponseBody: o.ResponseBody,
+		ResponseBodyCut: t.bodyCut, Stream: t.stream != nil, LeftByClient: left,
+	}
+	if !t.inContract {
+		x.Operation = ""
+	}
+	for _, ob := range t.p.observers {
+		ob.Observe(x)
+	}
+}
