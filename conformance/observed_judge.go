@@ -93,9 +93,10 @@ func bodyTypeProblem(req *http.Request, o Observed) string {
 // explore phase judges any answer: the envelope of a success or a refusal
 // with its content type, then the contract (declared and decided); a
 // success to a request the client got wrong (client non-empty) is the
-// server's fault. cut says the body was over the proxy's bound: only its
+// server's fault. opID is the operation (ObservedOperation), "" when
+// unknown. cut says the body was over the proxy's bound: only its
 // status and headers are judged.
-func AnswerProblems(x *Exchange, client []string, cut bool) (declared []string, decided map[string][]string) {
+func AnswerProblems(x *Exchange, opID string, client []string, cut bool) (declared []string, decided map[string][]string) {
 	if x.Status == 0 {
 		return []string{"no answer: " + x.Error}, nil
 	}
@@ -116,8 +117,9 @@ func AnswerProblems(x *Exchange, client []string, cut bool) (declared []string, 
 	}
 	// An answer the contract as written accepts, the declared view (the
 	// same contract with decided constraints removed, spec.Relax) accepts
-	// too: the common case costs one validation, not contract's two.
-	if len(ContractMismatches(spec.Strict(), x)) == 0 {
+	// too: the common case costs one validation, not contract's two, and
+	// none when the same answer passed before (observed_cache.go).
+	if strictPasses(opID, x) {
 		return declared, nil
 	}
 	decl, dec := contract(x)

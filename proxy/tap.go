@@ -212,7 +212,7 @@ func (t *tap) judgeEnd() {
 		}
 		return
 	}
-	decl, dec := conformance.AnswerProblems(x, t.client, t.bodyCut || encoded)
+	decl, dec := conformance.AnswerProblems(x, t.opID, t.client, t.bodyCut || encoded)
 	if t.bodyCut && o.Status != 0 {
 		t.p.log.Note("NOTE %s: an answer over %d bytes: judged by its status and headers only | %s", t.opID, MaxHeldAnswer, x.Line())
 	}
