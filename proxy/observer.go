@@ -1,6 +1,6 @@
 package proxy
 
-import "net/http"
+import "contractkit/conformance"
 
 // The seam for what else watches the traffic: contract coverage and the
 // recording of fixtures get every finished exchange, and every stream
@@ -10,19 +10,12 @@ import "net/http"
 // header holds the client's Authorization: an observer must never write or
 // print it.
 type Exchange struct {
+	// Observed is the request and the answer as they passed (the
+	// answer's body up to the proxy's bound).
+	conformance.Observed
 	// Operation is the contract's operationId, "" outside the contract.
-	Operation      string
-	Method, Path   string
-	RawQuery       string
-	RequestHeader  http.Header
-	RequestBody    []byte
-	RequestBodyCut bool
-	// Status is 0 when the target did not answer.
-	Status         int
-	ResponseHeader http.Header
-	// ResponseBody is the whole JSON answer, or the text of a stream as it
-	// passed; ResponseBodyCut says it was over the proxy's bound.
-	ResponseBody    []byte
+	Operation string
+	// ResponseBodyCut says the answer was over the proxy's bound.
 	ResponseBodyCut bool
 	// Stream marks an event-stream answer.
 	Stream bool

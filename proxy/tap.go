@@ -248,12 +248,8 @@ func (t *tap) observe(o conformance.Observed, left bool) {
 	if len(t.p.observers) == 0 {
 		return
 	}
-	x := &Exchange{
-		Operation: t.opID, Method: o.Method, Path: o.Path, RawQuery: o.RawQuery,
-		RequestHeader: o.RequestHeader, RequestBody: o.RequestBody, RequestBodyCut: o.RequestBodyCut,
-		Status: o.Status, ResponseHeader: o.ResponseHeader, ResponseBody: o.ResponseBody,
-		ResponseBodyCut: t.bodyCut, Stream: t.stream != nil, LeftByClient: left,
-	}
+	x := &Exchange{Observed: o, Operation: t.opID, ResponseBodyCut: t.bodyCut,
+		Stream: t.stream != nil, LeftByClient: left}
 	if !t.inContract {
 		x.Operation = ""
 	}
