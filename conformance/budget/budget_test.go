@@ -103,7 +103,7 @@ func TestSetIsAFlagThatLayers(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	for in, want := range map[string]bool{
 		"all=0": true, "": false, "all=1": false, "all=0,inferences=1": false,
-		"models=0,datasets=0,evaluations=0,evaluation-runs=0,conversations=0": false, // inferences uncapped
+		"models=0,datasets=0,evaluations=0,evaluation-runs=0,conversations=0":              false, // inferences uncapped
 		"models=0,datasets=0,evaluations=0,evaluation-runs=0,conversations=0,inferences=0": true,
 	} {
 		b, err := Parse(in)
