@@ -21,7 +21,7 @@ func (e *SpentError) Error() string {
 	if e.Limit == 0 {
 		return fmt.Sprintf("the budget allows no %s (--budget %s=0)", e.Kind, e.Kind)
 	}
-	return fmt.Sprintf("the budget of %d %s is spent (--budget %s=%d)", e.Limit, e.Kind, e.Kind, e.Limit)
+	return fmt.Sprintf("the budget for %s is spent (--budget %s=%d)", e.Kind, e.Kind, e.Limit)
 }
 
 // Unwrap makes errors.Is(err, ErrSpent) true.

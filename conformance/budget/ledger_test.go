@@ -31,7 +31,7 @@ func TestTakeStopsAtTheCap(t *testing.T) {
 	if !errors.As(err, &spent) || !errors.Is(err, ErrSpent) || spent.Limit != 2 || spent.Kind != spec.CostModels {
 		t.Fatalf("third take: got %v, want a SpentError for models=2", err)
 	}
-	if want := "the budget of 2 models is spent (--budget models=2)"; err.Error() != want {
+	if want := "the budget for models is spent (--budget models=2)"; err.Error() != want {
 		t.Errorf("reason: %q, want %q", err, want)
 	}
 	if l.Available(spec.CostModels) {
