@@ -68,7 +68,7 @@ type Reader struct {
 	eventBytes  int64
 	lastEvent   time.Time
 	atLineStart bool
-	pendingCR   bool
+	pendingCR   int // crNone, crEndedLine or crEndedEvent
 }
 
 // NewReader starts bounding r now (call it when the headers have arrived).
@@ -187,22 +187,33 @@ func (b *Reader) take(p []byte, now time.Time) int {
 }
 
 // scan follows the event stream's lines (LF, CRLF or a lone CR end a
-// line; a blank line ends an event). over reports that the byte at i took
-// the event past its bound.
+// line; a blank line ends an event) and counts each event's bytes, its
+// lines' ends included, the blank line's not. over reports that the byte
+// at i took the event past its bound.
 func (b *Reader) scan(p []byte, now time.Time) (i int, over bool) {
 	for i, c := range p {
 		switch {
-		case c == '\n' && b.pendingCR:
-			b.pendingCR = false // the LF of a CRLF: the CR ended the line
+		case c == '\n' && b.pendingCR != crNone:
+			ended := b.pendingCR == crEndedEvent
+			b.pendingCR = crNone // the LF of a CRLF: the CR ended the line
+			if ended {
+				continue
+			}
 		case c == '\n' || c == '\r':
-			b.pendingCR = c == '\r'
+			b.pendingCR = crNone
 			if b.atLineStart {
 				b.eventBytes, b.lastEvent = 0, now // a blank line: the event ends
+				if c == '\r' {
+					b.pendingCR = crEndedEvent
+				}
 				continue
+			}
+			if c == '\r' {
+				b.pendingCR = crEndedLine
 			}
 			b.atLineStart = true
 		default:
-			b.pendingCR, b.atLineStart = false, false
+			b.pendingCR, b.atLineStart = crNone, false
 		}
 		b.eventBytes++
 		if b.lim.Event > 0 && b.eventBytes > b.lim.Event {
@@ -211,6 +222,14 @@ func (b *Reader) scan(p []byte, now time.Time) (i int, over bool) {
 	}
 	return len(p), false
 }
+
+// A CR just read: none, one that ended a line of an event, or one that
+// ended an event (a blank line). The LF that may follow belongs to it.
+const (
+	crNone = iota
+	crEndedLine
+	crEndedEvent
+)
 
 // spent reports that the rate credit has run out by now.
 func (b *Reader) spent(now time.Time) bool {
