@@ -42,9 +42,11 @@ type Call struct {
 
 // Admit is what the client asks before every request: nil, nil for a call
 // that spends nothing (a read, an update, a delete, a refusal); a ticket
-// for a costly call within the budget; a *SpentError beyond it; a
-// *ProtectedError for any write, refusals included, to a reused resource
-// (a server that wrongly accepted it would change the account's own).
+// for a costly call within the budget; a *SpentError beyond it, and for a
+// refusal of a kind the server has already made from a refusal once the
+// budget is spent; a *ProtectedError for any write, refusals included, to a
+// reused resource (a server that wrongly accepted it would change the
+// account's own).
 func (l *Ledger) Admit(c Call) (*Ticket, error) {
 	if c.Op.Method != http.MethodGet && c.Op.Method != http.MethodHead {
 		for _, r := range c.Touches {
@@ -53,8 +55,11 @@ func (l *Ledger) Admit(c Call) (*Ticket, error) {
 			}
 		}
 	}
-	if c.Op.Cost == nil || c.Refusal {
+	switch {
+	case c.Op.Cost == nil:
 		return nil, nil
+	case c.Refusal:
+		return nil, l.refusal(c.Op.Cost.Kind)
 	}
 	return l.Take(c.Op.Cost.Kind)
 }

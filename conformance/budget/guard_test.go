@@ -104,3 +104,41 @@ func TestAdmit(t *testing.T) {
 		t.Fatalf("models=1, createModel: got %v, %v", tk, err)
 	}
 }
+
+// TestRefusalsStopOnceTheServerMakesWhatItShouldRefuse: a server that
+// accepts an invalid model create would start a fine-tune per refusal
+// check; after the first, with the budget spent, the next is stopped.
+func TestRefusalsStopOnceTheServerMakesWhatItShouldRefuse(t *testing.T) {
+	l := NewLedger(mustParse(t, "models=0,datasets=1"))
+	refusal := Call{Op: op(t, "createModel"), Refusal: true}
+	if _, err := l.Admit(refusal); err != nil {
+		t.Fatalf("a first refusal under models=0: %v", err)
+	}
+	l.Unplanned(spec.CostModels, "21") // the server accepted it
+	_, err := l.Admit(refusal)
+	if !errors.Is(err, ErrSpent) {
+		t.Fatalf("the next refusal: %v, want it stopped", err)
+	}
+	want := "the budget allows no models (--budget models=0), and the server made models 21 from a request meant to be refused: another could make one more"
+	if err.Error() != want {
+		t.Errorf("reason:\n%s\nwant\n%s", err, want)
+	}
+	// Within a budget a refusal the server accepted spends it first.
+	refuseDataset := Call{Op: op(t, "createDataset"), Refusal: true}
+	if _, err := l.Admit(refuseDataset); err != nil {
+		t.Fatal(err)
+	}
+	l.Unplanned(spec.CostDatasets, "8")
+	if _, err := l.Admit(Call{Op: op(t, "createDataset")}); !errors.Is(err, ErrSpent) {
+		t.Errorf("a planned dataset after an unplanned one spent datasets=1: %v", err)
+	}
+	if _, err := l.Admit(refuseDataset); !errors.Is(err, ErrSpent) {
+		t.Errorf("a second dataset refusal: %v, want it stopped", err)
+	}
+	// An uncapped kind never stops a refusal.
+	free := NewLedger(Budget{})
+	free.Unplanned(spec.CostModels, "21")
+	if _, err := free.Admit(refusal); err != nil {
+		t.Errorf("no budget: %v", err)
+	}
+}

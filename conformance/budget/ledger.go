@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -15,13 +16,22 @@ var ErrSpent = errors.New("budget spent")
 type SpentError struct {
 	Kind  Kind
 	Limit int
+	// Accepted are the ids the server made from requests meant to be
+	// refused: set when a refusal is stopped because the server showed
+	// it makes what it should refuse.
+	Accepted []string
 }
 
 func (e *SpentError) Error() string {
+	s := fmt.Sprintf("the budget for %s is spent (--budget %s=%d)", e.Kind, e.Kind, e.Limit)
 	if e.Limit == 0 {
-		return fmt.Sprintf("the budget allows no %s (--budget %s=0)", e.Kind, e.Kind)
+		s = fmt.Sprintf("the budget allows no %s (--budget %s=0)", e.Kind, e.Kind)
 	}
-	return fmt.Sprintf("the budget for %s is spent (--budget %s=%d)", e.Kind, e.Kind, e.Limit)
+	if len(e.Accepted) > 0 {
+		s += fmt.Sprintf(", and the server made %s %s from a request meant to be refused: another could make one more",
+			e.Kind, strings.Join(e.Accepted, " "))
+	}
+	return s
 }
 
 // Unwrap makes errors.Is(err, ErrSpent) true.
@@ -154,14 +164,32 @@ func (ta *tally) create(id string) {
 }
 
 // Unplanned records a resource made by a request meant to be refused (a
-// server that accepted an invalid create): no budget was taken for it, but
-// it exists, so it is removed like any other and reported.
+// server that accepted an invalid create): it exists, so it is removed like
+// any other and reported, and it spent what a planned one would (taken may
+// pass the cap: the report shows the overspend).
 func (l *Ledger) Unplanned(k Kind, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.tally(k)
 	t.create(id)
 	t.unplanned = append(t.unplanned, id)
+	t.taken++
+}
+
+// refusal judges a request of kind k meant to be refused. It spends
+// nothing, unless the server has already made something of k from such a
+// request and the budget for k is spent: then one more could cost what
+// the budget forbids (a server that accepts every invalid model create
+// would start a fine-tune per refusal check), and it is stopped.
+func (l *Ledger) refusal(k Kind) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.tally(k)
+	if n, limited := l.budget.Limit(k); limited && len(t.unplanned) > 0 && t.taken >= n {
+		t.denied++
+		return &SpentError{Kind: k, Limit: n, Accepted: slices.Clone(t.unplanned)}
+	}
+	return nil
 }
 
 // Removed records that the resource is gone (deleted, or answered 404 by

@@ -44,7 +44,7 @@ func TestRowsShowEveryKind(t *testing.T) {
 		"datasets: budget -, taken 1, created 1, started 0, removed 0, denied 0, left behind: 8",
 		"evaluations: budget -, taken 0, created 0, started 0, removed 0, denied 0, left behind: none",
 		"evaluation-runs: budget 1, taken 1, created 0, started 1, removed 0, denied 0, left behind: none",
-		"conversations: budget -, taken 0, created 1, started 0, removed 0, denied 0 (1 by a request meant to be refused), left behind: c-9",
+		"conversations: budget -, taken 1, created 1, started 0, removed 0, denied 0 (1 by a request meant to be refused), left behind: c-9",
 		"inferences: budget -, taken 2, created 0, started 2, removed 0, denied 0, left behind: none",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -68,7 +68,7 @@ models           1       1      1        0        1        1
 datasets         -       1      1        0        0        0
 evaluations      -       0      0        0        0        0
 evaluation-runs  1       1      0        1        0        0
-conversations    -       0      1        0        0        0
+conversations    -       1      1        0        0        0
 inferences       -       2      0        2        0        0
 Left behind: 2: datasets 8, conversations c-9
 `
@@ -76,7 +76,7 @@ Left behind: 2: datasets 8, conversations c-9
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 	line := "budget models=1,evaluation-runs=1; models 1/1 created 1 started 0 removed 1 denied 1; datasets 1/- created 1 started 0 removed 0; " +
-		"evaluation-runs 1/1 created 0 started 1 removed 0; conversations 0/- created 1 started 0 removed 0; inferences 2/- created 0 started 2 removed 0; " +
+		"evaluation-runs 1/1 created 0 started 1 removed 0; conversations 1/- created 1 started 0 removed 0; inferences 2/- created 0 started 2 removed 0; " +
 		"left behind: 2: datasets 8, conversations c-9"
 	if got := l.Line(); got != line {
 		t.Errorf("line:\n%s\nwant:\n%s", got, line)
