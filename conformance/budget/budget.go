@@ -9,9 +9,9 @@
 // resources are the account's own and must not be touched (Reuse). At the
 // end it gives the rows the reports show and what was left behind.
 //
-// The package knows the contract only through package spec; it has no
-// HTTP, no Ginkgo and no clock, so the client, the explore phase and the
-// reports share it without weight.
+// The package knows the contract only through package spec; it sends
+// nothing, and has no Ginkgo and no clock, so the client, the explore
+// phase, the proxy and the reports share it without weight.
 package budget
 
 import (
