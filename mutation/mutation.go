@@ -13,10 +13,14 @@
 //   - an answer rewriter changes a whole non-stream answer (status, headers,
 //     body), which the wrapper buffers;
 //   - a stream rewriter sees an event-stream answer write by write and
-//     flush by flush, so the stream stays incremental.
+//     flush by flush, so the stream stays incremental;
+//   - a hostile server (Serve) answers one operation itself, below HTTP's
+//     manners: a drip, a flood, a reset, headers that never end.
 //
 // Adding a mutant or a variant is adding one entry to a table: mutants.go
-// (the seed's rules), variants.go (liberal servers and decided rules).
+// (the seed's rules), variants.go (liberal servers and decided rules),
+// explored.go (the explore phase's), hostile.go (servers that hang, flood
+// and drip: not in List, the runner's default set, see Hostile).
 package mutation
 
 import (
@@ -44,6 +48,10 @@ type Mutant struct {
 	// Explore marks a mutant only the explore phase may kill: the run
 	// counts as a kill only when every failed check is an Explore check.
 	Explore bool
+	// Hostile marks a server that hangs, floods or drips (hostile.go): the
+	// suite must end against it with exit 1 and readable reports, in
+	// bounded time and memory. Hostile entries are not in List.
+	Hostile bool
 
 	// Request changes x.Req before the wrapped handler gets it.
 	Request func(x *Exchange)
@@ -52,6 +60,11 @@ type Mutant struct {
 	// Stream starts the rewriting of one event-stream answer; h are its
 	// headers, not yet sent, which it may change.
 	Stream func(x *Exchange, h http.Header) StreamFilter
+	// Serve may answer the request itself, on w, instead of the wrapped
+	// handler (which it may still ask, Exchange.recorded); it reports
+	// whether it answered. Only hostile entries answer below HTTP's
+	// manners this way.
+	Serve func(x *Exchange, w http.ResponseWriter) bool
 }
 
 // Options are what the wrappers need to know of the wrapped server.
@@ -102,16 +115,39 @@ type StreamFilter struct {
 	End func(out StreamOut) error
 }
 
-// List returns every mutant and valid variant, sorted by name.
-func List() []Mutant {
-	out := slices.Concat(mutants, liberal, explored)
+// List returns every mutant and valid variant the runner runs by default,
+// sorted by name: the hostile servers are not among them (Hostile).
+func List() []Mutant { return sorted(slices.Concat(mutants, liberal, explored)) }
+
+// Hostile returns the hostile servers, sorted by name. The runner does not
+// run them by default: their expectation (exit 1, readable reports,
+// bounded time and memory) is not a pass or a fail of the suite.
+func Hostile() []Mutant { return sorted(slices.Clone(hostiles)) }
+
+// Catalog returns every entry --break serves, hostile ones included,
+// sorted by name (mockserver --list-mutants).
+func Catalog() []Mutant { return sorted(slices.Concat(mutants, liberal, explored, hostiles)) }
+
+func sorted(out []Mutant) []Mutant {
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-// Lookup returns the mutant or variant called name.
+// Class is what the suite must say of m: "mutant" (fail), "valid"
+// (pass), "hostile" (end in bounds with exit 1).
+func (m Mutant) Class() string {
+	switch {
+	case m.Hostile:
+		return "hostile"
+	case m.Valid:
+		return "valid"
+	}
+	return "mutant"
+}
+
+// Lookup returns the entry of the catalog called name.
 func Lookup(name string) (Mutant, error) {
-	for _, m := range slices.Concat(mutants, liberal, explored) {
+	for _, m := range Catalog() {
 		if m.Name == name {
 			return m, nil
 		}
@@ -127,6 +163,9 @@ func (m Mutant) Wrapper(o Options) func(http.Handler) http.Handler {
 			x := &Exchange{Client: r, Req: r.Clone(r.Context()), opts: o, next: next}
 			if m.Request != nil {
 				m.Request(x)
+			}
+			if m.Serve != nil && m.Serve(x, w) {
+				return
 			}
 			mw := &writer{w: w, x: x, m: &m}
 			// A panic (http.ErrAbortHandler: a deliberate cut of a stream)

@@ -69,3 +69,20 @@ func ExampleRelax() {
 	// x-decision: {row: D-11, class: decided, relax: [enum]}
 	// <nil>
 }
+
+// Costly lists what a call spends (the x-cost marks, D-31): what a run
+// against a paid deployment counts and caps.
+func ExampleContract_Costly() {
+	for _, op := range spec.Strict().Costly() {
+		fmt.Println(op.ID, op.Cost.Kind, op.Cost.Effect)
+	}
+	// Output:
+	// createEvaluation evaluations creates
+	// runRagasEvaluation evaluation-runs starts
+	// startEvaluation evaluation-runs starts
+	// createConversation conversations creates
+	// createDataset datasets creates
+	// uploadDatasetFiles datasets starts
+	// runInference inferences starts
+	// createModel models creates
+}

@@ -56,6 +56,9 @@ type Operation struct {
 	Path   string
 	// Statuses are the documented response codes, sorted ("200", "400", ...).
 	Statuses []string
+	// Cost is what a successful call creates or starts that the account
+	// pays for (the x-cost mark, cost.go); nil for an operation without.
+	Cost *Cost
 }
 
 var (
@@ -134,10 +137,14 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Contract{Kin: kin, Router: router, Validator: v, Operations: operations(kin), Raw: raw, requests: requests}, nil
+	ops, err := operations(kin)
+	if err != nil {
+		return nil, err
+	}
+	return &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, requests: requests}, nil
 }
 
-func operations(doc *openapi3.T) []Operation {
+func operations(doc *openapi3.T) ([]Operation, error) {
 	var ops []Operation
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -146,7 +153,11 @@ func operations(doc *openapi3.T) []Operation {
 				codes = append(codes, code)
 			}
 			sort.Strings(codes)
-			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: path, Statuses: codes})
+			cost, err := costOf(op)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: path, Statuses: codes, Cost: cost})
 		}
 	}
 	sort.Slice(ops, func(i, j int) bool {
@@ -155,7 +166,7 @@ func operations(doc *openapi3.T) []Operation {
 		}
 		return ops[i].Method < ops[j].Method
 	})
-	return ops
+	return ops, nil
 }
 
 // Find returns the operation and path parameters of a request, or ok=false

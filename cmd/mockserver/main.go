@@ -118,7 +118,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.DurationVar(&m.cfg.TokenInterval, "token-interval", 20*time.Millisecond, "pause between streamed tokens")
 	fs.StringVar(&m.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn, error")
 	fs.StringVar(&m.breakName, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
-	fs.BoolVar(&m.listMutants, "list-mutants", false, "list the mutants of --break and exit")
+	fs.BoolVar(&m.listMutants, "list-mutants", false, "list what --break serves (mutants, valid variants, hostile servers) and exit")
 	fs.BoolVar(&m.showVersion, "version", false, "print the version, the contract's version and its sha256, and exit")
 	fs.IntVar(&m.gcFloorMB, "gc-floor", 64, "keep the garbage collector's heap target at or above `MB` megabytes while the live heap is small (fewer collections under load), and at 1.5 times the live heap above it (GOGC=50: less memory per open stream); 0 turns it off (Go's default GOGC=100), and so does a GOGC environment variable")
 	fs.StringVar(&m.pprofAddr, "pprof", "", "serve net/http/pprof on its own listener at loopback `HOST:PORT` (e.g. 127.0.0.1:6060); off when empty")
@@ -254,12 +254,11 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
+// printMutants lists every entry --break serves with its class: mutant
+// (the suite must fail), valid (it must pass), hostile (it must end, in
+// bounded time and memory, with exit 1).
 func (m *Main) printMutants() {
-	for _, mu := range mutation.List() {
-		kind := "mutant"
-		if mu.Valid {
-			kind = "valid"
-		}
-		fmt.Fprintf(m.Stdout, "%-34s %-6s %-13s %s\n", mu.Name, kind, mu.Area, mu.Breaks)
+	for _, mu := range mutation.Catalog() {
+		fmt.Fprintf(m.Stdout, "%-34s %-7s %-13s %s\n", mu.Name, mu.Class(), mu.Area, mu.Breaks)
 	}
 }

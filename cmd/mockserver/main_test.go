@@ -310,8 +310,17 @@ func TestListMutants(t *testing.T) {
 		t.Fatal("--list-mutants not set")
 	}
 	m.printMutants()
-	if got, want := strings.Count(out.String(), "\n"), len(mutation.List()); got != want {
-		t.Errorf("printed %d lines, want one per mutant (%d)", got, want)
+	if got, want := strings.Count(out.String(), "\n"), len(mutation.List())+len(mutation.Hostile()); got != want {
+		t.Errorf("printed %d lines, want one per mutant, variant and hostile server (%d)", got, want)
+	}
+	classes := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if f := strings.Fields(line); len(f) > 1 {
+			classes[f[1]]++
+		}
+	}
+	if classes["hostile"] != len(mutation.Hostile()) || classes["hostile"] == 0 || classes["valid"] == 0 || classes["mutant"] == 0 {
+		t.Errorf("classes listed: %v, want mutant, valid and every hostile server", classes)
 	}
 }
 

@@ -276,3 +276,29 @@ func TestReadReportRefusesBadReports(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultSetLeavesTheHostileServersOut: without Mutants the runner
+// runs mutation.List(), which has no hostile server; asked by --only, it
+// finds none either (they are served by --break, run by no default).
+func TestDefaultSetLeavesTheHostileServersOut(t *testing.T) {
+	var cfg Config
+	cfg.defaults()
+	if len(cfg.Mutants) == 0 {
+		t.Fatal("no default set")
+	}
+	for _, m := range cfg.Mutants {
+		if m.Hostile {
+			t.Errorf("the default set runs the hostile server %s", m.Name)
+		}
+	}
+	if len(mutation.Hostile()) == 0 {
+		t.Fatal("no hostile servers to leave out: this test proves nothing")
+	}
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Only: regexp.MustCompile("^hostile-")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].Name != "" {
+		t.Errorf("--only ^hostile- ran %d runs, want the baseline alone", len(results))
+	}
+}

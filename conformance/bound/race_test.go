@@ -1,0 +1,5 @@
+//go:build race
+
+package bound
+
+const raceEnabled = true
