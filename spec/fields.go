@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -87,4 +88,27 @@ func SplitOf(s *openapi3.Schema) (sp Split, ok bool, err error) {
 		return Split{}, true, fmt.Errorf("contract: %s %v: want {separators: a non-empty string, maxItems: a whole number of at least 1}", SplitMark, raw)
 	}
 	return Split{Separators: seps, MaxItems: int(n)}, true, nil
+}
+
+// EventMark names, on a text/event-stream answer of the contract, the schema
+// of one event's JSON data (D-03): a reference to a component schema.
+const EventMark = "x-event-schema"
+
+// EventSchema returns the schema an event-stream media type names with its
+// x-event-schema mark, or nil without one. kin-openapi keeps extensions
+// unresolved, so the reference is looked up among the components.
+func (c *Contract) EventSchema(mt *openapi3.MediaType) *openapi3.SchemaRef {
+	if mt == nil {
+		return nil
+	}
+	m, ok := mt.Extensions[EventMark].(map[string]any)
+	if !ok {
+		return nil
+	}
+	ref, _ := m["$ref"].(string)
+	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+	if !ok || c.Kin.Components == nil {
+		return nil
+	}
+	return c.Kin.Components.Schemas[name]
 }
