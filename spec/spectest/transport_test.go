@@ -95,8 +95,10 @@ func TestTransportCatchesDrift(t *testing.T) {
 			serve: jsonAnswer(200, `ok`)},
 		{name: "a path outside the API held to the envelope on request", method: "GET", path: "/admin/state",
 			serve: jsonAnswer(404, `{"status":"error"}`),
-			setup: func(tr *Transport) { tr.Envelope = func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/admin/") } },
-			want:  []string{"envelope: GET /admin/state → 404", "without a message string"}},
+			setup: func(tr *Transport) {
+				tr.Envelope = func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/admin/") }
+			},
+			want: []string{"envelope: GET /admin/state → 404", "without a message string"}},
 		{name: "a conforming stream, CRLF and comments", method: "POST", path: "/api/v1/user/inference",
 			serve: streamAnswer(": hi\r\nevent: message\r\nid: 1\r\ndata: {\"type\":\"token\",\"content\":\"x\"}\r\n\r\n" + strings.ReplaceAll(done, "\n", "\r\n"))},
 		{name: "a stream chunk of an unknown type", method: "POST", path: "/api/v1/user/inference",
