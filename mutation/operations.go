@@ -130,7 +130,7 @@ func OperationTable() (name, file string, entries map[string]string) {
 			entries[id] = why
 		}
 	}
-	return "mutation: mutants and variants keyed to an operation", "mutation/mutants.go, variants.go, explored.go (exemptions: operations.go)", entries
+	return "mutation: mutants and variants keyed to an operation", "mutation/mutants.go, variants.go and explored.go; exemptions in operations.go", entries
 }
 
 // keyedOperations lists keyed, sorted (for tests).
