@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -241,5 +242,36 @@ func TestAContractWithoutABoundStopsTheStart(t *testing.T) {
 	}
 	if want := (store.Length{Min: 1, Max: 500}); b.files["uploadDatasetFiles"] != want {
 		t.Errorf("upload files %+v, want %+v", b.files["uploadDatasetFiles"], want)
+	}
+}
+
+// TestD15StatesTheLimitsNoSchemaCan: the limits the mock keeps as
+// constants, because no schema keyword states them, are written in
+// DECISIONS.md D-15, their source; a constant changed without its row
+// fails here.
+func TestD15StatesTheLimitsNoSchemaCan(t *testing.T) {
+	md, err := os.ReadFile("../spec/DECISIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| D-15 |") {
+			row = line
+		}
+	}
+	if row == "" {
+		t.Fatal("DECISIONS.md has no row D-15")
+	}
+	for _, want := range []string{
+		fmt.Sprintf("Multipart bodies at most %d MiB (413)", MaxMultipartBody>>20),
+		fmt.Sprintf("JSON bodies at most %d MiB", MaxJSONBody>>20),
+		fmt.Sprintf("JSON nesting at most %d levels", MaxJSONDepth),
+		fmt.Sprintf("A multipart text field at most %d KiB (422)", maxFieldBytes>>10),
+		fmt.Sprintf("a multipart body at most %d parts (413)", maxParts),
+	} {
+		if !strings.Contains(row, want) {
+			t.Errorf("D-15 does not say %q", want)
+		}
 	}
 }
