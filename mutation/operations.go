@@ -25,7 +25,7 @@ type opSet map[string]bool
 
 var (
 	// keyed is every operationId a mutant names, gathered by ops while the
-	// tables are built, for paths_test.go and the operation index.
+	// tables are built, for operations_test.go and the operation index.
 	keyed = map[string]bool{}
 	// built is set once the package is initialised: ops is then refused,
 	// so no set is made (and keyed written) per request.
