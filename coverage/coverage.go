@@ -92,7 +92,7 @@ func documentedMedia(c *spec.Contract, resp *openapi3.ResponseRef) []*mediaState
 	for _, typ := range sortedKeys(resp.Value.Content) {
 		mt := resp.Value.Content[typ]
 		m := &mediaState{typ: typ, observed: map[string]bool{}}
-		if chunk := eventSchema(c, mt); chunk != nil {
+		if chunk := c.EventSchema(mt); chunk != nil {
 			m.event, m.fields = true, schemaFields(chunk)
 		} else if mt.Schema != nil {
 			m.fields = schemaFields(mt.Schema)
@@ -102,23 +102,6 @@ func documentedMedia(c *spec.Contract, resp *openapi3.ResponseRef) []*mediaState
 		}
 	}
 	return out
-}
-
-// eventSchema is the chunk schema an event-stream answer names with the
-// contract's x-event-schema mark: a reference to a component schema
-// (kin-openapi keeps extensions unresolved, so the reference is looked up
-// among the components).
-func eventSchema(c *spec.Contract, mt *openapi3.MediaType) *openapi3.SchemaRef {
-	m, ok := mt.Extensions["x-event-schema"].(map[string]any)
-	if !ok {
-		return nil
-	}
-	ref, _ := m["$ref"].(string)
-	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
-	if !ok || c.Kin.Components == nil {
-		return nil
-	}
-	return c.Kin.Components.Schemas[name]
 }
 
 // Observe records one answer: method and URL path (no query) of the

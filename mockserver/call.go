@@ -53,6 +53,18 @@ func (s *Server) routes() map[string]handler {
 	return all
 }
 
+// OperationTable is the mock's handler table for the kit's operation index
+// (internal/opindex): every operationId it routes, mapped to "". There are
+// no exemptions: New refuses to start while an operation of the contract
+// has no handler.
+func OperationTable() (name, file string, entries map[string]string) {
+	entries = map[string]string{}
+	for id := range (&Server{}).routes() {
+		entries[id] = ""
+	}
+	return "mockserver: the handler of each operation", "mockserver/call.go routes() and each resource file's *Routes()", entries
+}
+
 // decode reads the validated JSON body into v.
 func (c *call) decode(v any) error {
 	if c.body == nil {

@@ -2,16 +2,16 @@ package mockserver
 
 // This file holds the test harness every other test of the package goes
 // through: a mock on 127.0.0.1 driven by a FakeClock, and a client whose
-// transport checks EVERY answer against the contract (spec.Strict) before a
-// test sees it. A mock that drifts from the spec fails whichever test made
-// the drifting request, with spec.Describe's readable lines.
+// transport checks EVERY answer against the contract (spec.Strict, through
+// the test companion spec/spectest) and the mock's own rules before a test
+// sees it. A mock that drifts from the spec fails whichever test made the
+// drifting request, with spec.Describe's readable lines.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -24,11 +24,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"contractkit/fixtures"
 	"contractkit/mockserver/lifecycle"
-	"contractkit/spec"
+	"contractkit/spec/spectest"
 )
 
 // The two accounts of every test server.
@@ -131,263 +129,59 @@ func (ts *testServer) client(t testing.TB, key string) *apiClient {
 
 // ---- the validating transport ----
 
-// reporter is the part of testing.TB the transport needs; a fake one lets
-// the harness test itself.
-type reporter interface {
-	Helper()
-	Errorf(format string, args ...any)
-}
-
-// contractTransport checks every answer: status, headers and body against
-// spec.Strict for operations of the contract, the seed's envelope and its
-// Content-Type for every JSON answer, and each event of a 2xx event stream
-// against the InferenceChunk schema, ending in [DONE].
-type contractTransport struct {
-	rep      reporter
-	base     http.RoundTripper
-	contract *spec.Contract
-	chunk    *openapi3.Schema
-}
-
-func newContractTransport(rep reporter, base http.RoundTripper) *contractTransport {
-	c := spec.Strict()
-	ref := c.Kin.Components.Schemas["InferenceChunk"]
-	if ref == nil || ref.Value == nil {
-		panic("contract has no InferenceChunk schema")
+// newContractTransport is the contract's test companion (spectest) with the
+// mock's promises on top: its own endpoints (/admin, /healthz, unknown
+// paths) answer the seed's envelope too, every error message says what went
+// wrong (not blank), and /openapi.yaml is served text/yaml. adjust changes
+// the companion before its first request.
+func newContractTransport(rep spectest.Reporter, base http.RoundTripper, adjust ...func(*spectest.Transport)) http.RoundTripper {
+	tr := spectest.NewTransport(rep, base)
+	tr.Envelope = func(r *http.Request) bool { return r.URL.Path != "/openapi.yaml" }
+	for _, a := range adjust {
+		a(tr)
 	}
-	return &contractTransport{rep: rep, base: base, contract: c, chunk: ref.Value}
+	return mockRules{rep: rep, next: tr}
 }
 
-func (ct *contractTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := ct.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
+// mockRules checks what the mock promises beyond the contract.
+type mockRules struct {
+	rep  spectest.Reporter
+	next http.RoundTripper
+}
+
+func (m mockRules) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := m.next.RoundTrip(req)
+	if err != nil || req.Method == http.MethodHead || mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
+		return resp, err
 	}
-	if resp.StatusCode/100 == 2 && mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
-		resp.Body = &sseChecker{ct: ct, req: req, resp: resp, r: resp.Body}
+	m.rep.Helper()
+	if req.URL.Path == "/openapi.yaml" && resp.StatusCode == http.StatusOK {
+		if got := mediaType(resp.Header.Get("Content-Type")); got != "text/yaml" {
+			m.rep.Errorf("mock: %s %s: Content-Type %q, want text/yaml (shown by a browser)", req.Method, req.URL.Path, got)
+		}
 		return resp, nil
 	}
+	// spectest read the answer whole already: reading it again is free.
 	body, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
 	if err != nil {
-		return nil, fmt.Errorf("reading the answer to %s %s: %w", req.Method, req.URL.Path, err)
+		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	ct.check(req, resp, body)
+	var env struct {
+		Message *string `json:"message"`
+	}
+	if resp.StatusCode >= 400 && json.Unmarshal(body, &env) == nil && env.Message != nil && strings.TrimSpace(*env.Message) == "" {
+		m.rep.Errorf("mock: %s %s → %d: an error envelope with a blank message: the mock always says what went wrong", req.Method, req.URL.RequestURI(), resp.StatusCode)
+	}
 	return resp, nil
 }
-
-func where(req *http.Request) string { return req.Method + " " + req.URL.RequestURI() }
 
 func snippet(b []byte) string {
 	if len(b) > 600 {
 		return string(b[:600]) + "…"
 	}
 	return string(b)
-}
-
-// inContract reports whether req addresses an operation of the contract
-// (admin, /healthz, /openapi.yaml, unknown paths and wrong methods do not).
-func (ct *contractTransport) inContract(req *http.Request) bool {
-	if !strings.HasPrefix(req.URL.Path, "/api/v1/") {
-		return false
-	}
-	_, _, _, ok := ct.contract.Find(bare(req))
-	return ok
-}
-
-// bare is req without its body and host, as the validator needs it.
-func bare(req *http.Request) *http.Request {
-	r := req.Clone(context.Background())
-	r.Body, r.GetBody, r.ContentLength = http.NoBody, nil, 0
-	return r
-}
-
-func (ct *contractTransport) check(req *http.Request, resp *http.Response, body []byte) {
-	ct.rep.Helper()
-	ct.checkEnvelope(req, resp, body)
-	if ct.inContract(req) {
-		ct.validate(req, resp, body)
-	}
-}
-
-// validate runs libopenapi-validator over the whole answer.
-func (ct *contractTransport) validate(req *http.Request, resp *http.Response, body []byte) {
-	ct.rep.Helper()
-	r := *resp
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if ok, errs := ct.contract.Validator.ValidateHttpResponse(bare(req), &r); !ok {
-		lines := spec.Describe(errs)
-		if len(lines) == 0 {
-			lines = []string{"(no detail)"}
-		}
-		ct.rep.Errorf("contract: %s → %d does not match spec.Strict:\n\t%s\n\tbody: %s",
-			where(req), resp.StatusCode, strings.Join(lines, "\n\t"), snippet(body))
-	}
-}
-
-// checkEnvelope applies the seed's envelope rules (§1) to a non-stream answer.
-func (ct *contractTransport) checkEnvelope(req *http.Request, resp *http.Response, body []byte) {
-	ct.rep.Helper()
-	w := where(req)
-	switch {
-	case req.Method == http.MethodHead:
-		return
-	case req.URL.Path == "/openapi.yaml" && resp.StatusCode == http.StatusOK:
-		if got := mediaType(resp.Header.Get("Content-Type")); got != "text/yaml" {
-			ct.rep.Errorf("envelope: %s: Content-Type %q, want text/yaml (shown by a browser)", w, got)
-		}
-		return
-	case resp.StatusCode == http.StatusNoContent:
-		if len(body) != 0 {
-			ct.rep.Errorf("envelope: %s → 204 with a body: %s", w, snippet(body))
-		}
-		return
-	}
-	if got := resp.Header.Get("Content-Type"); mediaType(got) != "application/json" {
-		ct.rep.Errorf("envelope: %s → %d: Content-Type %q, want application/json; body: %s", w, resp.StatusCode, got, snippet(body))
-		return
-	}
-	var env map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&env); err != nil || dec.More() || env == nil {
-		ct.rep.Errorf("envelope: %s → %d: body is not one JSON object: %s", w, resp.StatusCode, snippet(body))
-		return
-	}
-	var status string
-	_ = json.Unmarshal(env["status"], &status)
-	switch status {
-	case "success":
-		if resp.StatusCode/100 != 2 {
-			ct.rep.Errorf("envelope: %s → %d: a success envelope with an error status", w, resp.StatusCode)
-		}
-		if _, ok := env["data"]; !ok {
-			ct.rep.Errorf("envelope: %s → %d: success envelope without data: %s", w, resp.StatusCode, snippet(body))
-		}
-	case "error":
-		var msg string
-		if err := json.Unmarshal(env["message"], &msg); err != nil || strings.TrimSpace(msg) == "" {
-			ct.rep.Errorf("envelope: %s → %d: error envelope without a message string: %s", w, resp.StatusCode, snippet(body))
-		}
-		if resp.StatusCode < 400 {
-			ct.rep.Errorf("envelope: %s → %d: an error envelope with a success status", w, resp.StatusCode)
-		}
-	default:
-		ct.rep.Errorf("envelope: %s → %d: status is %s, want \"success\" or \"error\": %s", w, resp.StatusCode, env["status"], snippet(body))
-	}
-}
-
-// sseChecker checks an event stream as the test reads it, so a test can
-// stop early (a disconnect) or read a stream that never ends (a stall):
-// every complete event is checked when it arrives; at the end of the stream
-// the whole answer goes through the validator and must have ended with
-// [DONE] — unless the request asked for a stall or a cut.
-type sseChecker struct {
-	ct   *contractTransport
-	req  *http.Request
-	resp *http.Response
-	r    io.ReadCloser
-
-	mu      sync.Mutex // guards the fields below (Read and Close may race)
-	all     bytes.Buffer
-	pending []byte
-	done    bool
-	ended   bool
-}
-
-func (s *sseChecker) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n > 0 {
-		s.all.Write(p[:n])
-		s.pending = append(s.pending, p[:n]...)
-		s.events()
-	}
-	if errors.Is(err, io.EOF) && !s.ended {
-		s.ended = true
-		s.finish()
-	}
-	return n, err
-}
-
-func (s *sseChecker) Close() error { return s.r.Close() }
-
-// events checks every complete event in pending.
-func (s *sseChecker) events() {
-	for range len(s.pending)/2 + 1 { // each round consumes at least 2 bytes
-		i := bytes.Index(s.pending, []byte("\n\n"))
-		if i < 0 {
-			return
-		}
-		ev := string(s.pending[:i])
-		s.pending = s.pending[i+2:]
-		var data []string
-		for _, line := range strings.Split(ev, "\n") {
-			switch {
-			case line == "" || strings.HasPrefix(line, ":"):
-			case strings.HasPrefix(line, "data:"):
-				data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-			case strings.HasPrefix(line, "event:"), strings.HasPrefix(line, "id:"), strings.HasPrefix(line, "retry:"):
-			default:
-				s.ct.rep.Errorf("stream: %s: a line that is no SSE field: %q", where(s.req), line)
-			}
-		}
-		if len(data) == 0 {
-			continue
-		}
-		s.event(strings.Join(data, "\n"))
-	}
-}
-
-func (s *sseChecker) event(data string) {
-	w := where(s.req)
-	if s.done {
-		s.ct.rep.Errorf("stream: %s: event after [DONE]: %s", w, data)
-		return
-	}
-	if data == "[DONE]" {
-		s.done = true
-		return
-	}
-	var v any
-	if err := json.Unmarshal([]byte(data), &v); err != nil {
-		s.ct.rep.Errorf("stream: %s: data is neither JSON nor [DONE]: %q", w, data)
-		return
-	}
-	if err := s.ct.chunk.VisitJSON(v); err != nil {
-		s.ct.rep.Errorf("stream: %s: chunk does not match InferenceChunk: %s\n\tchunk: %s", w, schemaProblem(err), data)
-	}
-}
-
-// schemaProblem is a kin-openapi schema error as one "field: rule" line,
-// without the schema dump.
-func schemaProblem(err error) string {
-	var se *openapi3.SchemaError
-	if errors.As(err, &se) {
-		field := strings.Join(se.JSONPointer(), ".")
-		if field == "" {
-			field = "chunk"
-		}
-		return field + ": " + se.Reason
-	}
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
-}
-
-func (s *sseChecker) finish() {
-	w := where(s.req)
-	if len(bytes.TrimSpace(s.pending)) > 0 {
-		s.ct.rep.Errorf("stream: %s: ends inside an event: %q", w, s.pending)
-	}
-	fault := strings.ToLower(s.req.Header.Get("X-Mock-Stream-Fault"))
-	if fault == "" { // an override injected it: the answer names it
-		fault = strings.ToLower(s.resp.Header.Get("X-Mock-Stream-Fault"))
-	}
-	if !s.done && fault != faultCut && fault != faultStall {
-		s.ct.rep.Errorf("stream: %s: ended without data: [DONE]", w)
-	}
-	s.ct.validate(s.req, s.resp, s.all.Bytes())
 }
 
 // ---- the client ----
@@ -746,9 +540,9 @@ func (f *fakeReporter) text() string {
 	return strings.Join(f.errs, "\n")
 }
 
-// TestHarnessCatchesDrift proves the transport is not a rubber stamp: an
-// answer that breaks the contract, the envelope or the stream rules is
-// reported, with readable lines.
+// TestHarnessCatchesDrift proves the harness is not a rubber stamp: an
+// answer that breaks the contract (spectest's own tests prove each rule) or
+// one of the mock's promises is reported, with readable lines.
 func TestHarnessCatchesDrift(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -770,19 +564,10 @@ func TestHarnessCatchesDrift(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = io.WriteString(w, `{"status":"success","data":{"id":"seven","name":"m"}}`)
 			},
-			want: []string{"contract:", "id"},
+			want: []string{"contract:", "getModel", "data.id"},
 		},
 		{
-			name: "undocumented status", method: "GET", path: "/api/v1/user/model/7",
-			serve: func(w http.ResponseWriter) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusTeapot)
-				_, _ = io.WriteString(w, `{"status":"error","message":"teapot"}`)
-			},
-			want: []string{"contract:", "418"},
-		},
-		{
-			name: "wrong content type", method: "GET", path: "/healthz",
+			name: "an admin answer without the envelope", method: "GET", path: "/admin/state",
 			serve: func(w http.ResponseWriter) {
 				w.Header().Set("Content-Type", "text/plain")
 				_, _ = io.WriteString(w, `ok`)
@@ -790,21 +575,21 @@ func TestHarnessCatchesDrift(t *testing.T) {
 			want: []string{"envelope:", "Content-Type"},
 		},
 		{
-			name: "error without message", method: "GET", path: "/admin/state",
+			name: "an error with a blank message", method: "GET", path: "/api/v1/user/model/7",
 			serve: func(w http.ResponseWriter) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusNotFound)
-				_, _ = io.WriteString(w, `{"status":"error"}`)
+				_, _ = io.WriteString(w, `{"status":"error","message":" "}`)
 			},
-			want: []string{"without a message"},
+			want: []string{"blank message"},
 		},
 		{
-			name: "stream chunk of an unknown type", method: "POST", path: "/api/v1/user/inference",
+			name: "the contract served as JSON", method: "GET", path: "/openapi.yaml",
 			serve: func(w http.ResponseWriter) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = io.WriteString(w, "data: {\"type\":\"weird\"}\n\ndata: [DONE]\n\n")
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{}`)
 			},
-			want: []string{"InferenceChunk"},
+			want: []string{"want text/yaml"},
 		},
 		{
 			name: "stream without [DONE]", method: "POST", path: "/api/v1/user/inference",

@@ -14,6 +14,7 @@ import (
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/retrieval"
 	"contractkit/mockserver/store"
+	"contractkit/spec"
 
 	"contractkit/internal/textcut"
 )
@@ -30,14 +31,15 @@ func (s *Server) datasetRoutes() map[string]handler {
 	}
 }
 
-// Multipart bounds (D-15). Text kept for answering is budgeted per request
-// so that a hundred large files cannot pin hundreds of MiB.
+// Multipart bounds no schema keyword states: D-15 is the source of the
+// field bytes and the part count (a form field's characters and the file
+// parts are bounded by the contract: bounds.go). Text kept for answering is
+// budgeted per request so that a hundred large files cannot pin hundreds of
+// MiB, and a file's name is cut to a label; neither refuses anything.
 const (
 	maxFieldBytes    = 16 << 10
 	maxParts         = 1000
 	maxKeptTextBytes = 32 << 20
-	maxURLs          = 100
-	maxTags          = 50
 	maxFileNameRunes = 255
 )
 
@@ -88,8 +90,8 @@ func (s *Server) readForm(c *call) (*form, error) {
 			_, _ = io.Copy(io.Discard, p)
 			continue
 		}
-		if files++; files > MaxFiles {
-			return nil, apierr.New(apierr.TooLarge, "files: at most %d files per request", MaxFiles)
+		if files++; files > s.bounds.files[c.op.OperationID].Max {
+			return nil, apierr.New(apierr.TooLarge, "files: at most %d files per request", s.bounds.files[c.op.OperationID].Max)
 		}
 		label := fileLabel(p.FileName(), files)
 		doc, err := retrieval.Extract(label, p, retrieval.Limits{MaxFileBytes: s.maxUpload(), MaxTextBytes: max(budget, 1), MaxDuration: s.cfg.ExtractBudget})
@@ -170,20 +172,20 @@ func (s *Server) createDataset(c *call) (any, error) {
 	}
 	name, _ := f.first("dataset_name")
 	name = strings.TrimSpace(name)
-	if err := checkLength("dataset_name", name, 1, 255); err != nil {
+	if err := checkLength("dataset_name", name, s.bounds.datasetName); err != nil {
 		return nil, err
 	}
 	desc, _ := f.first("description")
-	if err := checkLength("description", desc, 0, 4000); err != nil {
+	if err := checkLength("description", desc, s.bounds.datasetDescription); err != nil {
 		return nil, err
 	}
-	urls, err := splitURLs(f.fields["urls"])
+	urls, err := splitURLs(f.fields["urls"], s.bounds.urls)
 	if err != nil {
 		return nil, err
 	}
-	tags := splitList(f.fields["tags"], ",\n")
-	if len(tags) > maxTags {
-		return nil, apierr.New(apierr.Invalid, "tags: at most %d tags", maxTags)
+	tags := splitList(f.fields["tags"], s.bounds.tags.Separators)
+	if len(tags) > s.bounds.tags.MaxItems {
+		return nil, apierr.New(apierr.Invalid, "tags: at most %d tags", s.bounds.tags.MaxItems)
 	}
 	return c.account.CreateDataset(store.DatasetInput{Name: name, Description: desc, Tags: tags, URLs: urls, Upload: f.upload})
 }
@@ -197,8 +199,9 @@ func (s *Server) uploadDatasetFiles(c *call) (any, error) {
 	if !ok || strings.TrimSpace(id) == "" {
 		return nil, apierr.New(apierr.Invalid, "dataset_id: required")
 	}
-	if len(f.upload.Docs)+len(f.upload.Failed) == 0 {
-		return nil, apierr.New(apierr.Invalid, "files: at least one file part is required")
+	// The contract's minItems (one: "one or more file parts", seed §4.3).
+	if least := max(1, s.bounds.files[c.op.OperationID].Min); len(f.upload.Docs)+len(f.upload.Failed) < least {
+		return nil, apierr.New(apierr.Invalid, "files: at least %d file part(s) required", least)
 	}
 	return c.account.AddFiles(strings.TrimSpace(id), f.upload)
 }
@@ -208,15 +211,17 @@ func deleteDataset(c *call) (any, error) {
 	return c.account.DeleteDataset(c.params["dataset_id"], permanent)
 }
 
-func checkLength(field, v string, lo, hi int) error {
+// checkLength applies a bound the contract states on a form field's
+// characters.
+func checkLength(field, v string, bound store.Length) error {
 	n := utf8.RuneCountInString(v)
 	switch {
-	case n < lo && lo == 1:
+	case n < bound.Min && bound.Min == 1:
 		return apierr.New(apierr.Invalid, "%s: required", field)
-	case n < lo:
-		return apierr.New(apierr.Invalid, "%s: at least %d characters", field, lo)
-	case n > hi:
-		return apierr.New(apierr.Invalid, "%s: at most %d characters (got %d)", field, hi, n)
+	case n < bound.Min:
+		return apierr.New(apierr.Invalid, "%s: at least %d characters", field, bound.Min)
+	case n > bound.Max:
+		return apierr.New(apierr.Invalid, "%s: at most %d characters (got %d)", field, bound.Max, n)
 	}
 	return nil
 }
@@ -234,10 +239,12 @@ func splitList(values []string, seps string) []string {
 	return out
 }
 
-func splitURLs(values []string) ([]string, error) {
-	urls := splitList(values, ", \n\t\r")
-	if len(urls) > maxURLs {
-		return nil, apierr.New(apierr.Invalid, "urls: at most %d URLs", maxURLs)
+// splitURLs splits the urls field as the contract's x-split mark says
+// (D-08, D-28) and keeps only absolute http(s) URLs.
+func splitURLs(values []string, split spec.Split) ([]string, error) {
+	urls := splitList(values, split.Separators)
+	if len(urls) > split.MaxItems {
+		return nil, apierr.New(apierr.Invalid, "urls: at most %d URLs", split.MaxItems)
 	}
 	for _, u := range urls {
 		p, err := url.Parse(u)

@@ -298,23 +298,6 @@ func TestDatasetGetListDelete(t *testing.T) {
 	})
 }
 
-func TestDatasetTooManyFiles(t *testing.T) {
-	ts := newTestServer(t, withoutFixtures())
-	c := ts.client(t, testKey1)
-	files := make([]filePart, MaxFiles+1)
-	for i := range files {
-		files[i] = filePart{name: fmt.Sprintf("note-%03d.txt", i), data: []byte("Note number " + fmt.Sprint(i) + ".\n")}
-	}
-	ct, body := multipartBody(t, [][2]string{{"dataset_name", "many"}}, files...)
-	c.do(http.MethodPost, "/api/v1/user/dataset", withBody(ct, body)).wantError(t, 413, fmt.Sprint(MaxFiles))
-
-	d := c.createDataset("few", files[:MaxFiles]...)
-	if d.FileCount != MaxFiles {
-		t.Errorf("file_count got %d, want %d (the limit itself is allowed)", d.FileCount, MaxFiles)
-	}
-	c.uploadFiles(d.ID, files...).wantError(t, 413, fmt.Sprint(MaxFiles))
-}
-
 // TestDatasetBodyOverTheLimit streams a body just over 100 MiB through a
 // pipe: the part is binary, so the server discards it without extracting,
 // and answers 413 once the limit is crossed (after draining the rest of the

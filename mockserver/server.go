@@ -69,14 +69,17 @@ type Config struct {
 	ExtractBudget time.Duration
 }
 
-// Limits the server enforces (D-15).
+// Limits the server enforces that no schema keyword can state: DECISIONS.md
+// D-15 is their source. Every length and count a schema states (names,
+// descriptions, file parts, tags, URLs) is read from the contract instead
+// (bounds.go).
 const (
 	MaxJSONBody      = 1 << 20          // bytes of a JSON request body
 	MaxMultipartBody = 100 << 20        // bytes of a multipart request body
 	MaxFileBytes     = MaxMultipartBody // one file may fill a request: no cap of its own
-	MaxFiles         = 500              // file parts in one request
 	MaxJSONDepth     = 64               // nesting of a JSON body
-	MaxDelay         = 60 * time.Second
+	// MaxDelay bounds the X-Mock-Delay control, the mock's own (README).
+	MaxDelay = 60 * time.Second
 )
 
 // Server is the mock. It is an http.Handler; create it with New.
@@ -89,6 +92,7 @@ type Server struct {
 	limiter  *limiter
 	handlers map[string]handler
 	defaults requestDefaults // what the contract fills in (defaults.go)
+	bounds   requestBounds   // what the contract bounds that handlers check (bounds.go)
 	saver    *saver          // nil without a state file
 	journal  journal         // the /api/v1 calls of each account (journal.go)
 	// overrides are the answers tests forced per account (overrides.go).
@@ -126,16 +130,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorRate < 0 || cfg.ErrorRate > 1 {
 		return nil, fmt.Errorf("error rate %v: must be within 0..1", cfg.ErrorRate)
 	}
+	contract := spec.Strict()
+	bounds, err := readBounds(contract)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:      cfg,
-		contract: spec.Strict(),
+		contract: contract,
+		bounds:   bounds,
 		log:      cfg.Logger,
 		limiter:  newLimiter(cfg.RateLimit, cfg.Clock),
 		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
 		shutdown: make(chan struct{}),
 		store: store.New(store.Config{
 			Clock: cfg.Clock, TrainDuration: cfg.TrainDuration, EvalDuration: cfg.EvalDuration, Seed: cfg.Seed,
-			Limits: retrieval.Limits{MaxFileBytes: MaxFileBytes},
+			Limits:         retrieval.Limits{MaxFileBytes: MaxFileBytes},
+			EvaluationName: bounds.evaluationName,
 		}),
 	}
 	seen := map[string]bool{}

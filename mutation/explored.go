@@ -21,24 +21,20 @@ var explored = []Mutant{
 	// ---- written but not stored: the answer is right, a later read is not ----
 	{Name: "stored-evaluation-description-update-lost", Area: "explore", Explore: true,
 		Breaks: "an evaluation update answers the new description but keeps the old one",
-		Request: jsonRequest(http.MethodPut, "", func(x *Exchange, body map[string]any) bool {
-			_, item := isItem(x.Req.URL.Path, pathEvaluations)
-			return item && withhold(x, body, "description")
+		Request: jsonRequest(ops("updateEvaluation"), func(x *Exchange, body map[string]any) bool {
+			return withhold(x, body, "description")
 		}),
 		Answer: setData("description")},
 	{Name: "stored-model-description-ignored", Area: "explore", Explore: true,
 		Breaks: "a model create echoes its description in the answer but does not keep it",
-		Request: jsonRequest(http.MethodPost, pathModels, func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(ops("createModel"), func(x *Exchange, body map[string]any) bool {
 			return withhold(x, body, "description")
 		}),
 		Answer: setData("description")},
 	{Name: "stored-conversation-title-ascii-folded", Area: "explore", Explore: true,
 		Breaks: "a conversation title outside ASCII is kept with those characters dropped (the answer shows it whole)",
 		Request: func(x *Exchange) {
-			if x.Req.Method != http.MethodPost && x.Req.Method != http.MethodPatch || !strings.HasPrefix(x.Req.URL.Path, pathConversations) {
-				return
-			}
-			jsonRequest(x.Req.Method, "", func(x *Exchange, body map[string]any) bool {
+			jsonRequest(opTitledConversation, func(x *Exchange, body map[string]any) bool {
 				t, ok := body["title"].(string)
 				if !ok || isASCII(t) {
 					return false
@@ -56,7 +52,7 @@ var explored = []Mutant{
 		Answer: setData("title")},
 	{Name: "stored-question-count-capped", Area: "explore", Explore: true,
 		Breaks: "an evaluation's question_count above 100 is kept as 100 (the answer shows the value sent)",
-		Request: jsonRequest(http.MethodPost, pathEvaluations, func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(ops("createEvaluation"), func(x *Exchange, body map[string]any) bool {
 			n, ok := body["question_count"].(json.Number)
 			if v, err := n.Int64(); !ok || err != nil || v <= 100 {
 				return false
@@ -70,7 +66,7 @@ var explored = []Mutant{
 	// ---- lists that lie ----
 	{Name: "list-models-omit-training", Area: "explore", Explore: true,
 		Breaks: "the model list leaves out models still pending or training",
-		Answer: onOperation(http.MethodGet, pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops("listModels"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
 				kept := []any{}
 				for _, m := range list {
@@ -84,7 +80,7 @@ var explored = []Mutant{
 		}))},
 	{Name: "list-datasets-omit-non-ascii", Area: "explore", Explore: true,
 		Breaks: "the dataset list leaves out datasets whose name is not ASCII",
-		Answer: onOperation(http.MethodGet, pathDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops("listDatasets"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
 				kept := []any{}
 				for _, d := range list {
@@ -98,7 +94,7 @@ var explored = []Mutant{
 		}))},
 	{Name: "list-conversations-not-scoped", Area: "explore", Explore: true,
 		Breaks: "a model's conversation list also holds the conversations of the account's other models",
-		Answer: onOperation(http.MethodGet, pathConversations, func(x *Exchange, a *Answer) {
+		Answer: onOperation(opListConversations, func(x *Exchange, a *Answer) {
 			q := x.Client.URL.Query()
 			if a.Status != http.StatusOK || q.Get("offset") != "" && q.Get("offset") != "0" {
 				return
@@ -108,14 +104,14 @@ var explored = []Mutant{
 				if !ok {
 					return v
 				}
-				models, _ := x.askData(pathModels)
+				models, _ := x.askData(pathOf("listModels"))
 				ms, _ := models.([]any)
 				for _, m := range ms {
 					id := fmt.Sprint(dig(m, "id"))
 					if id == q.Get("model_id") {
 						continue
 					}
-					others, _ := x.askData(pathConversations + "?limit=100&model_id=" + url.QueryEscape(id))
+					others, _ := x.askData(pathOf("listConversations") + "?limit=100&model_id=" + url.QueryEscape(id))
 					o, _ := others.([]any)
 					list = append(list, o...)
 				}
@@ -125,7 +121,7 @@ var explored = []Mutant{
 		})},
 	{Name: "list-evaluations-total-undercounts", Area: "explore", Explore: true,
 		Breaks: "the evaluation list's total counts only the evaluations on the page",
-		Answer: onOperation(http.MethodGet, pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(opListEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				if list, ok := d["evaluations"].([]any); ok {
 					d["total"] = len(list)
@@ -138,7 +134,7 @@ var explored = []Mutant{
 	{Name: "unusual-500-title-beyond-latin1", Area: "explore", Explore: true,
 		Breaks: "a conversation title with characters beyond Latin-1 (Czech, CJK, emoji) is answered 500",
 		Answer: func(x *Exchange, a *Answer) {
-			if !strings.HasPrefix(x.Client.URL.Path, pathConversations) || x.Client.Method == http.MethodGet || a.Status != http.StatusOK {
+			if !x.is(opTitledConversation) || a.Status != http.StatusOK {
 				return
 			}
 			v, _ := decode(a.Body)
@@ -148,7 +144,7 @@ var explored = []Mutant{
 		}},
 	{Name: "unusual-500-dataset-name-emoji", Area: "explore", Explore: true,
 		Breaks: "a dataset name with a character beyond the Basic Multilingual Plane (an emoji) is answered 500",
-		Answer: onOperation(http.MethodPost, pathDatasets, func(_ *Exchange, a *Answer) {
+		Answer: onOperation(ops("createDataset"), func(_ *Exchange, a *Answer) {
 			v, _ := decode(a.Body)
 			if n, ok := dig(dig(v, "data"), "name").(string); ok && beyond(n, 0xFFFF) {
 				serverError(a)
@@ -166,7 +162,7 @@ var explored = []Mutant{
 		}},
 	{Name: "unusual-500-max-tokens-large", Area: "explore", Explore: true,
 		Breaks: "an inference with max_tokens above 100000 is answered 500",
-		Request: jsonRequest(http.MethodPost, pathInference, func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
 			if n, ok := body["max_tokens"].(json.Number); ok {
 				if v, err := n.Int64(); err == nil && v > 100000 {
 					x.Req.Header.Set("Prefer", "code=500") // the mock answers the operation's 500
@@ -203,11 +199,9 @@ var explored = []Mutant{
 		Request: func(x *Exchange) {
 			param := ""
 			switch {
-			case x.Req.Method != http.MethodGet:
-				return
-			case x.Req.URL.Path == pathEvaluations:
+			case x.is(opListEvaluations):
 				param = "per_page"
-			case strings.HasPrefix(x.Req.URL.Path, pathConversations):
+			case x.is(opConversationLists):
 				param = "limit"
 			default:
 				return
@@ -271,10 +265,10 @@ const refusedPath = "/api/v1/__refused-by-variant"
 func refuseJSON(refuse func(map[string]any) bool) func(*Exchange) {
 	return func(x *Exchange) {
 		m := x.Req.Method
-		if m != http.MethodPost && m != http.MethodPut && m != http.MethodPatch || strings.HasSuffix(x.Req.URL.Path, "/inference") {
+		if m != http.MethodPost && m != http.MethodPut && m != http.MethodPatch || x.is(opRunInference) {
 			return
 		}
-		jsonRequest(m, "", func(x *Exchange, body map[string]any) bool {
+		jsonRequest(nil, func(x *Exchange, body map[string]any) bool {
 			if refuse(body) {
 				x.Note = true
 				x.Req.URL.Path = refusedPath

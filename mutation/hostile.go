@@ -29,12 +29,12 @@ var errSilent = errors.New("hostile: the stream stays silent")
 var hostiles = []Mutant{
 	{Name: "hostile-model-list-endless", Area: "models", Hostile: true,
 		Breaks: "the model list never ends: whitespace without end after `[`",
-		Serve: onServe(http.MethodGet, pathModels, func(x *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opHostileListModels, func(x *Exchange, w http.ResponseWriter) {
 			hostile.Endless(w, x.Client, "application/json", []byte(`{"status":"success","data":[`), ' ', floodCap)
 		})},
 	{Name: "hostile-model-drip", Area: "models", Hostile: true,
 		Breaks: "a GET of one model drips its answer, a byte every 2 s",
-		Serve: onServeItem(http.MethodGet, pathModels, func(x *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opHostileGetModel, func(x *Exchange, w http.ResponseWriter) {
 			rec := x.recorded()
 			hostile.Drip(w, x.Client, rec.Code, rec.Header(), rec.Body.Bytes(), dripStep)
 		})},
@@ -65,43 +65,41 @@ var hostiles = []Mutant{
 		}},
 	{Name: "hostile-dataset-list-garbage", Area: "datasets", Hostile: true,
 		Breaks: "the dataset list is 64 KiB of binary noise labelled application/json",
-		Serve: onServe(http.MethodGet, pathDatasets, func(_ *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opHostileListDatasets, func(_ *Exchange, w http.ResponseWriter) {
 			hostile.Garbage(w, 64<<10)
 		})},
 	{Name: "hostile-evaluation-list-reset", Area: "evaluations", Hostile: true,
 		Breaks: "the evaluation list resets the connection (TCP RST) without an answer",
-		Serve: onServe(http.MethodGet, pathEvaluations, func(_ *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opHostileListEvaluations, func(_ *Exchange, w http.ResponseWriter) {
 			_ = hostile.Reset(w) // HTTP/2 cannot be reset this way: the mock serves HTTP/1
 		})},
 	{Name: "hostile-conversation-list-nested", Area: "conversations", Hostile: true,
 		Breaks: "the conversation list is JSON nested 200,000 deep",
-		Serve: onServe(http.MethodGet, pathConversations, func(_ *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opHostileListConversations, func(_ *Exchange, w http.ResponseWriter) {
 			hostile.Nested(w, 200_000)
 		})},
 	{Name: "hostile-dataset-headers-endless", Area: "datasets", Hostile: true,
 		Breaks: "a GET of one dataset sends headers that never end",
-		Serve: onServeItem(http.MethodGet, pathDatasets, func(x *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opHostileGetDataset, func(x *Exchange, w http.ResponseWriter) {
 			_ = hostile.EndlessHeaders(w, x.Client, floodCap)
 		})},
 }
 
-// onServe answers requests to exactly method and path with f; others go
-// to the mock.
-func onServe(method, path string, f func(x *Exchange, w http.ResponseWriter)) func(*Exchange, http.ResponseWriter) bool {
-	return func(x *Exchange, w http.ResponseWriter) bool {
-		if x.Client.Method != method || x.Client.URL.Path != path {
-			return false
-		}
-		f(x, w)
-		return true
-	}
-}
+// The operations the hostile servers misbehave on.
+var (
+	opHostileListModels        = ops("listModels")
+	opHostileGetModel          = ops("getModel")
+	opHostileListDatasets      = ops("listDatasets")
+	opHostileGetDataset        = ops("getDataset")
+	opHostileListEvaluations   = ops("listEvaluations")
+	opHostileListConversations = ops("listConversations")
+)
 
-// onServeItem answers requests to method on one item of collection
-// (collection/{id}) with f.
-func onServeItem(method, collection string, f func(x *Exchange, w http.ResponseWriter)) func(*Exchange, http.ResponseWriter) bool {
+// onServe answers requests to the operations of s with f; others go to
+// the mock.
+func onServe(s opSet, f func(x *Exchange, w http.ResponseWriter)) func(*Exchange, http.ResponseWriter) bool {
 	return func(x *Exchange, w http.ResponseWriter) bool {
-		if _, ok := isItem(x.Client.URL.Path, collection); !ok || x.Client.Method != method {
+		if !x.is(s) {
 			return false
 		}
 		f(x, w)

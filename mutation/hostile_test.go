@@ -18,6 +18,15 @@ import (
 // set's first model, after its three datasets).
 const fixtureReadyModel = "4"
 
+// The contract's paths the hostile tests call.
+var (
+	pathModels        = pathOf("listModels")
+	pathDatasets      = pathOf("listDatasets")
+	pathEvaluations   = pathOf("listEvaluations")
+	pathConversations = pathOf("listConversations")
+	pathInference     = pathOf("runInference")
+)
+
 func TestHostileTable(t *testing.T) {
 	list := Hostile()
 	if len(list) != 8 {

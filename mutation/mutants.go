@@ -92,7 +92,7 @@ var mutants = []Mutant{
 			})
 		})},
 	{Name: "model-name-missing", Area: "models", Breaks: "a model lacks its required name",
-		Answer: onPath(pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("models", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["graph_status"] != nil {
 					delete(m, "name")
@@ -101,7 +101,7 @@ var mutants = []Mutant{
 			})
 		}))},
 	{Name: "evaluation-status-outside-enum", Area: "evaluations", Breaks: `a new evaluation's status is "queued"`,
-		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
 				if k == "status" && x == "pending" {
 					return "queued"
@@ -110,14 +110,14 @@ var mutants = []Mutant{
 			})
 		}))},
 	{Name: "dataset-list-as-object", Area: "datasets", Breaks: "the dataset list is an object, not an array",
-		Answer: onOperation("GET", pathDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops("listDatasets"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if m, ok := v.(map[string]any); ok {
 				m["data"] = map[string]any{"items": m["data"]}
 			}
 			return v
 		}))},
 	{Name: "paging-fields-missing", Area: "evaluations", Breaks: "the evaluation list lacks page, per_page and total",
-		Answer: onOperation("GET", pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(opListEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				delete(d, "page")
 				delete(d, "per_page")
@@ -129,7 +129,7 @@ var mutants = []Mutant{
 	// ---- behaviour ----
 	{Name: "status-filter-ignored", Area: "evaluations", Decided: "D-05", Breaks: "the evaluation list ignores its status filter",
 		Request: func(x *Exchange) {
-			if x.Req.Method == http.MethodGet && x.Req.URL.Path == pathEvaluations {
+			if x.is(opListEvaluations) {
 				q := x.Req.URL.Query()
 				q.Del("status")
 				x.Req.URL.RawQuery = q.Encode()
@@ -148,17 +148,17 @@ var mutants = []Mutant{
 	{Name: "required-field-not-enforced", Area: "validation", Breaks: "a body missing a required field is accepted",
 		Request: func(x *Exchange) {
 			if x.Req.Method == http.MethodPost || x.Req.Method == http.MethodPatch || x.Req.Method == http.MethodPut {
-				jsonRequest(x.Req.Method, "", fillRequired)(x)
+				jsonRequest(nil, fillRequired)(x)
 			}
 		}},
 	{Name: "temperature-not-enforced", Area: "validation", Breaks: "temperature 1.5 is accepted",
-		Request: jsonRequest(http.MethodPost, pathInference, clamp("temperature"))},
+		Request: jsonRequest(opRunInference, clamp("temperature"))},
 	// The rename is done (so a bad title is still refused), then undone with
 	// the title the conversation had: the answer shows the old title.
 	{Name: "rename-ignored", Area: "conversations", Breaks: "a rename answers 200 but keeps the old title",
 		Request: func(x *Exchange) {
-			if _, ok := isItem(x.Req.URL.Path, pathConversations); ok && x.Req.Method == http.MethodPatch {
-				if title, ok := x.conversationTitle(strings.TrimPrefix(x.Req.URL.Path, pathConversations+"/")); ok {
+			if x.is(opRenameConversation) {
+				if title, ok := x.conversationTitle(x.param("conversation_id")); ok {
 					x.Note = title
 				}
 			}
@@ -170,13 +170,13 @@ var mutants = []Mutant{
 			}
 		}},
 	{Name: "messages-not-kept", Area: "conversations", Breaks: "inference in a conversation stores no messages",
-		Request: jsonRequest(http.MethodPost, pathInference, func(_ *Exchange, body map[string]any) bool {
+		Request: jsonRequest(opRunInference, func(_ *Exchange, body map[string]any) bool {
 			_, had := body["conversation_id"]
 			delete(body, "conversation_id")
 			return had
 		})},
 	{Name: "upload-counts-wrong", Area: "datasets", Breaks: "files_uploaded counts one file too many",
-		Answer: onOperation("POST", pathDatasetUpload, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops("uploadDatasetFiles"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				if n, ok := d["files_uploaded"].(json.Number); ok {
 					i, _ := n.Int64()
@@ -189,12 +189,12 @@ var mutants = []Mutant{
 	// becomes the one a delete gives.
 	{Name: "deleted-model-still-served", Area: "models", Breaks: "a deleted model is still served",
 		Request: func(x *Exchange) {
-			if _, ok := isItem(x.Req.URL.Path, pathModels); ok && x.Req.Method == http.MethodDelete {
+			if x.is(opDeleteModel) {
 				x.Req.Method = http.MethodGet
 			}
 		},
 		Answer: func(x *Exchange, a *Answer) {
-			if _, ok := isItem(x.Client.URL.Path, pathModels); !ok || x.Client.Method != http.MethodDelete || a.Status != http.StatusOK {
+			if !x.is(opDeleteModel) || a.Status != http.StatusOK {
 				return
 			}
 			v, _ := decode(a.Body)
@@ -244,13 +244,11 @@ var mutants = []Mutant{
 
 	// ---- state (seed §3.1) ----
 	{Name: "delete-running-evaluation-accepted", Area: "evaluations", Breaks: "deleting a running evaluation answers 200",
-		Answer: onStatus(http.StatusConflict, func(x *Exchange, a *Answer) {
-			if x.Client.Method == http.MethodDelete {
-				a.Status, a.Body = http.StatusOK, []byte(`{"status":"success","data":{"message":"Evaluation deleted"}}`)
-			}
-		})},
+		Answer: onOperation(opDeleteEvaluation, onStatus(http.StatusConflict, func(_ *Exchange, a *Answer) {
+			a.Status, a.Body = http.StatusOK, []byte(`{"status":"success","data":{"message":"Evaluation deleted"}}`)
+		}))},
 	{Name: "evaluation-never-finishes", Area: "evaluations", Breaks: "a started evaluation never leaves running",
-		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
 				if k == "status" && (x == "completed" || x == "failed") {
 					return "running"
@@ -273,11 +271,9 @@ var mutants = []Mutant{
 			return bytes.Replace(p, []byte(`data: {"type"`), []byte(`data: {"x_trace":"abc","type"`), 1)
 		})},
 	{Name: "valid-delete-running-422", Area: "variant", Valid: true, Breaks: "the running-evaluation refusal is 422, not 409",
-		Answer: onStatus(http.StatusConflict, func(x *Exchange, a *Answer) {
-			if x.Client.Method == http.MethodDelete {
-				a.Status = http.StatusUnprocessableEntity
-			}
-		})},
+		Answer: onOperation(opDeleteEvaluation, onStatus(http.StatusConflict, func(_ *Exchange, a *Answer) {
+			a.Status = http.StatusUnprocessableEntity
+		}))},
 	{Name: "valid-stream-comments-crlf", Area: "variant", Valid: true, Breaks: "events carry comments, event: and id: fields and CRLF line ends",
 		Stream: eachWrite(func(_ *Exchange, n int, p []byte) []byte {
 			if len(p) == 0 {
@@ -302,7 +298,7 @@ var mutants = []Mutant{
 			}
 		}},
 	{Name: "valid-model-status-completed", Area: "variant", Valid: true, Breaks: `a trained model's status is "completed" (a value real clients accept)`,
-		Answer: onPath(pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("models", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["status"] == "ready" && m["graph_status"] != nil {
 					m["status"] = "completed"

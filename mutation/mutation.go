@@ -86,6 +86,9 @@ type Exchange struct {
 	Note any
 	opts Options
 	next http.Handler
+	// routed is the contract's operation of Client, looked up on first
+	// use (operations.go).
+	routed route
 }
 
 // Answer is a buffered non-stream answer. Header is the live header map.

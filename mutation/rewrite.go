@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
-
-	"contractkit/spec"
 )
 
 // ---- answer rewriters ----
@@ -45,19 +43,20 @@ func onStatus(want int, f answerFunc) answerFunc {
 	}
 }
 
-// onPath applies f to answers of requests under prefix.
-func onPath(prefix string, f answerFunc) answerFunc {
+// onArea applies f to answers of every operation of an area: the
+// operations the contract tags with it ("models", "evaluations", ...).
+func onArea(area string, f answerFunc) answerFunc {
 	return func(x *Exchange, a *Answer) {
-		if strings.HasPrefix(x.Client.URL.Path, prefix) {
+		if x.route().area == area {
 			f(x, a)
 		}
 	}
 }
 
-// onOperation applies f to answers of exactly method and path.
-func onOperation(method, path string, f answerFunc) answerFunc {
+// onOperation applies f to answers of the operations of s.
+func onOperation(s opSet, f answerFunc) answerFunc {
 	return func(x *Exchange, a *Answer) {
-		if x.Client.Method == method && x.Client.URL.Path == path {
+		if x.is(s) {
 			f(x, a)
 		}
 	}
@@ -120,12 +119,13 @@ func decode(b []byte) (any, bool) {
 // body passes unchanged (the mock refuses it anyway).
 const maxRewrittenBody = 1 << 20
 
-// jsonRequest lets f change the JSON object body of requests to method and
-// path (path "" for every path). f reports whether it changed anything.
-func jsonRequest(method, path string, f func(x *Exchange, body map[string]any) bool) func(x *Exchange) {
+// jsonRequest lets f change the JSON object body of requests to the
+// operations of s (nil: every request). f reports whether it changed
+// anything.
+func jsonRequest(s opSet, f func(x *Exchange, body map[string]any) bool) func(x *Exchange) {
 	return func(x *Exchange) {
 		r := x.Req
-		if r.Method != method || (path != "" && r.URL.Path != path) || r.Body == nil || r.Body == http.NoBody ||
+		if s != nil && !x.is(s) || r.Body == nil || r.Body == http.NoBody ||
 			!strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/json") {
 			return
 		}
@@ -154,8 +154,8 @@ func jsonRequest(method, path string, f func(x *Exchange, body map[string]any) b
 // value in the operation's request example, which the contract proves
 // valid; nested objects are filled the same way.
 func fillRequired(x *Exchange, body map[string]any) bool {
-	op, _, _, found := spec.Strict().Find(x.Req)
-	if !found || op.RequestBody == nil || op.RequestBody.Value == nil {
+	op := x.route().kin
+	if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
 		return false
 	}
 	media := op.RequestBody.Value.Content.Get("application/json")
@@ -214,8 +214,8 @@ func clamp(property string) func(x *Exchange, body map[string]any) bool {
 		if err != nil {
 			return false
 		}
-		op, _, _, found := spec.Strict().Find(x.Req)
-		if !found || op.RequestBody == nil || op.RequestBody.Value == nil {
+		op := x.route().kin
+		if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
 			return false
 		}
 		media := op.RequestBody.Value.Content.Get("application/json")
@@ -233,12 +233,6 @@ func clamp(property string) func(x *Exchange, body map[string]any) bool {
 		}
 		return true
 	}
-}
-
-// isItem reports whether path is collection/{one id}.
-func isItem(path, collection string) (id string, ok bool) {
-	id, ok = strings.CutPrefix(path, collection+"/")
-	return id, ok && id != "" && !strings.Contains(id, "/")
 }
 
 // ---- stream rewriters ----
@@ -301,11 +295,11 @@ func (x *Exchange) askData(target string) (any, bool) {
 // conversation).
 func (x *Exchange) conversationTitle(id string) (string, bool) {
 	const page, maxPages = 100, 100
-	models, _ := x.askData(pathModels)
+	models, _ := x.askData(pathOf("listModels"))
 	list, _ := models.([]any)
 	for _, m := range list {
 		for p := range maxPages {
-			data, _ := x.askData(fmt.Sprintf("%s?model_id=%v&limit=%d&offset=%d", pathConversations, dig(m, "id"), page, p*page))
+			data, _ := x.askData(fmt.Sprintf("%s?model_id=%v&limit=%d&offset=%d", pathOf("listConversations"), dig(m, "id"), page, p*page))
 			convs, _ := data.([]any)
 			for _, c := range convs {
 				if dig(c, "id") == id {

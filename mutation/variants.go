@@ -14,7 +14,7 @@ import (
 var liberal = []Mutant{
 	// ---- valid: the reference is silent; the default run must pass ----
 	{Name: "valid-dataset-tags-as-strings", Area: "variant", Valid: true, Breaks: "dataset tags and urls are echoed as the comma-joined strings sent (not fields of the reference, D-08)",
-		Answer: onPath(pathDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("datasets", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["file_count"] != nil {
 					for _, k := range []string{"tags", "urls"} {
@@ -32,7 +32,7 @@ var liberal = []Mutant{
 			})
 		}))},
 	{Name: "valid-evaluation-model-other", Area: "variant", Valid: true, Breaks: "an evaluation's model object has other contents (its shape is not shown, D-09)",
-		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["benchmark_type"] != nil {
 					if mo, ok := m["model"].(map[string]any); ok {
@@ -43,7 +43,7 @@ var liberal = []Mutant{
 			})
 		}))},
 	{Name: "valid-results-other-shape", Area: "variant", Valid: true, Breaks: "evaluation results are a list of named metrics (their shape is not shown)",
-		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["benchmark_type"] != nil && m["results"] != nil {
 					m["results"] = map[string]any{"metrics": []any{map[string]any{"name": "faithfulness", "value": 0.9}}, "summary": "scored"}
@@ -52,7 +52,7 @@ var liberal = []Mutant{
 			})
 		}))},
 	{Name: "valid-model-nulls-omitted", Area: "variant", Valid: true, Breaks: "null model fields are left out (only id and name are always present, §2.1)",
-		Answer: onPath(pathModels, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("models", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["graph_status"] != nil {
 					for k, f := range m {
@@ -74,7 +74,7 @@ var liberal = []Mutant{
 			})
 		})},
 	{Name: "valid-evaluation-type-other", Area: "variant", Valid: true, Breaks: `an evaluation's type reads "rag-benchmark" whatever was sent (the reference shows one value, D-11)`,
-		Answer: onPath(pathEvaluations, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
 				if m, ok := x.(map[string]any); ok && m["benchmark_type"] != nil && m["type"] != nil {
 					m["type"] = "rag-benchmark"
@@ -147,25 +147,18 @@ var liberal = []Mutant{
 			}
 		}},
 	{Name: "delete-running-400", Area: "evaluations", Decided: "D-13", Breaks: "the refusal to delete a running evaluation is 400, not 409",
-		Answer: onStatus(http.StatusConflict, func(x *Exchange, a *Answer) {
-			if x.Client.Method == http.MethodDelete {
-				a.Status = http.StatusBadRequest
-			}
-		})},
+		Answer: onOperation(opDeleteEvaluation, onStatus(http.StatusConflict, func(_ *Exchange, a *Answer) {
+			a.Status = http.StatusBadRequest
+		}))},
 	{Name: "delete-success-without-message", Area: "models", Decided: "D-02", Breaks: "model and dataset deletes answer data without message",
-		Answer: func(x *Exchange, a *Answer) {
-			if x.Client.Method != http.MethodDelete || a.Status != http.StatusOK || strings.HasPrefix(x.Client.URL.Path, pathEvaluations) {
-				return
+		Answer: onOperation(ops("deleteModel", "deleteDataset", "deleteConversation"), onStatus(http.StatusOK, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+			if d, ok := dig(v, "data").(map[string]any); ok {
+				delete(d, "message")
 			}
-			jsonAnswer(func(_ *Exchange, _ int, v any) any {
-				if d, ok := dig(v, "data").(map[string]any); ok {
-					delete(d, "message")
-				}
-				return v
-			})(x, a)
-		}},
+			return v
+		})))},
 	{Name: "dataset-type-outside-enum", Area: "datasets", Decided: "D-11", Breaks: `a mixed dataset's type reads "assorted"`,
-		Answer: onPath(pathDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onArea("datasets", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
 				if k == "type" && x == "mixed" {
 					return "assorted"

@@ -14,6 +14,7 @@ import (
 	"contractkit/fixtures"
 	"contractkit/mockserver"
 	"contractkit/mutation"
+	"contractkit/spec/spectest"
 )
 
 // testKey is the key of the mock's one account in these tests.
@@ -70,6 +71,17 @@ type through struct {
 	Out *syncBuffer
 	Log *Log
 	P   *Proxy
+	// client sends the test's requests: a plain one, or one that holds
+	// every answer to the contract (checked).
+	client *http.Client
+}
+
+// checked makes the test's requests through a client that judges every
+// answer against the contract (spec/spectest): for an upstream that keeps
+// it, so the proxy is shown to pass its answers on unchanged.
+func (th *through) checked(t testing.TB) *through {
+	th.client = spectest.NewClient(t, nil)
+	return th
 }
 
 func newThrough(t testing.TB, target string, observers ...Observer) *through {
@@ -83,7 +95,7 @@ func newThrough(t testing.TB, target string, observers ...Observer) *through {
 	p := New(u, lg, observers...)
 	ts := httptest.NewServer(p)
 	t.Cleanup(ts.Close)
-	return &through{URL: ts.URL, Out: out, Log: lg, P: p}
+	return &through{URL: ts.URL, Out: out, Log: lg, P: p, client: http.DefaultClient}
 }
 
 // do sends one request through the proxy with the test key and returns
@@ -98,7 +110,7 @@ func (th *through) do(t testing.TB, method, path, contentType, body string) (int
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := th.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

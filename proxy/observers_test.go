@@ -17,7 +17,7 @@ import (
 func TestObserversGetTheTraffic(t *testing.T) {
 	cov := coverage.New(spec.Strict())
 	rec := recording.New()
-	th := newThrough(t, newMock(t, "", 0).URL, CoverageObserver{cov}, RecordingObserver{rec})
+	th := newThrough(t, newMock(t, "", 0).URL, CoverageObserver{cov}, RecordingObserver{rec}).checked(t)
 	session(t, th)
 
 	r := cov.Report()

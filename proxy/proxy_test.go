@@ -80,7 +80,7 @@ func multipartBody(t *testing.T, fields map[string]string, file string) (content
 }
 
 func TestConformingTrafficIsSilent(t *testing.T) {
-	th := newThrough(t, newMock(t, "", 0).URL)
+	th := newThrough(t, newMock(t, "", 0).URL).checked(t)
 	session(t, th)
 	if d, dec, c := th.Log.Counts(); d+dec+c != 0 {
 		t.Fatalf("a conforming server and client: %d declared, %d decided, %d client findings:\n%s", d, dec, c, th.Out)
@@ -206,7 +206,7 @@ func TestStreamJudgedIncrementally(t *testing.T) {
 // never counted against the server, and the refusal that answers it is
 // judged like any answer.
 func TestClientFaultIsNotAServerViolation(t *testing.T) {
-	th := newThrough(t, newMock(t, "", 0).URL)
+	th := newThrough(t, newMock(t, "", 0).URL).checked(t)
 	th.do(t, "POST", "/api/v1/user/dataset", "application/json", `{"dataset_name":"x"}`) // multipart expected
 	th.do(t, "POST", "/api/v1/user/inference", "application/json", `{"model_id":4,"query":"q","temperature":"hot"}`)
 	th.settle(t)

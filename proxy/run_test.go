@@ -16,6 +16,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"contractkit/fixtures"
+	"contractkit/spec/spectest"
 )
 
 // runProxy runs the command against target with args, sends traffic
@@ -54,12 +55,12 @@ func runProxy(t *testing.T, target string, traffic func(base string), args ...st
 	return 0, "", ""
 }
 
-// get sends GET path with the test key and reads the answer.
-func get(t *testing.T, base, path string) {
+// get sends GET path with the test key through client and reads the answer.
+func get(t *testing.T, client *http.Client, base, path string) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+testKey)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +92,13 @@ func TestSIGTERMWritesReportsAndExitStatus(t *testing.T) {
 				args = append(args, "--strict")
 			}
 			mock := newMock(t, c.mutant, 0)
+			client := http.DefaultClient
+			if c.mutant == "" { // a conforming upstream: its answers pass unchanged
+				client = spectest.NewClient(t, nil)
+			}
 			code, out, dir := runProxy(t, mock.URL, func(base string) {
-				get(t, base, "/api/v1/user/model")
-				get(t, base, "/api/v1/user/model/4")
+				get(t, client, base, "/api/v1/user/model")
+				get(t, client, base, "/api/v1/user/model/4")
 			}, args...)
 			if code != c.want {
 				t.Fatalf("exit status %d, want %d:\n%s", code, c.want, out)

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"contractkit/spec/spectest"
 )
 
 // cutStreams is how many streams TestNoCutStreams sends, cutWorkers how
@@ -38,7 +40,8 @@ func TestNoCutStreams(t *testing.T) {
 	// Paced streams: the cut shows when the answer's header is written
 	// while the upstream request may still be sending.
 	th := newThrough(t, newMock(t, "", time.Millisecond).URL)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cutWorkers}}
+	// Each stream is also held to the contract as it passes (spectest).
+	client := spectest.NewClient(t, &http.Transport{MaxIdleConnsPerHost: cutWorkers})
 	defer client.CloseIdleConnections()
 	var next, cut atomic.Int64
 	var mu sync.Mutex

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -11,6 +12,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"sync"
+
+	"contractkit/spec"
 )
 
 // maxParts bounds the parts read from one recorded multipart body: the
@@ -81,8 +85,9 @@ func createDataset(a *account, x Exchange, in request) string {
 	// What the form said, unless the answer says otherwise below.
 	d.name = f.fields.Get("dataset_name")
 	d.description = f.fields.Get("description")
-	d.tags = splitAll(f.fields["tags"], ",\n")
-	d.urls = splitAll(f.fields["urls"], ", \n\t\r")
+	tags, urls := formSeparators()
+	d.tags = splitAll(f.fields["tags"], tags)
+	d.urls = splitAll(f.fields["urls"], urls)
 	d.files = accepted(f.files, w.FailedFiles)
 	d.merge(w)
 	return ""
@@ -187,6 +192,24 @@ func (d *dataset) merge(w datasetWire) {
 		}
 	}
 }
+
+// formSeparators are the separators of the dataset form's tags and urls,
+// read once from the contract's x-split marks (D-08, D-28), so the recorder
+// splits the strings as the mock does.
+var formSeparators = sync.OnceValues(func() (tags, urls string) {
+	sep := func(field string) string {
+		s, err := spec.Strict().RequestField("createDataset", "multipart/form-data", field)
+		if err != nil {
+			panic("recording: " + err.Error())
+		}
+		sp, ok, err := spec.SplitOf(s)
+		if !ok || err != nil {
+			panic(fmt.Sprintf("recording: the contract's %s field has no usable x-split mark (%v)", field, err))
+		}
+		return sp.Separators
+	}
+	return sep("tags"), sep("urls")
+})
 
 func splitAll(values []string, seps string) []string {
 	var out []string

@@ -17,6 +17,7 @@ import (
 	"contractkit/mockserver"
 	"contractkit/mockserver/lifecycle"
 	"contractkit/recording"
+	"contractkit/spec/spectest"
 )
 
 // Keys of the test accounts: long enough to be unmistakable in a file.
@@ -95,7 +96,8 @@ func forwarder(t *testing.T, target string, rec *recording.Recorder) http.Handle
 	})
 }
 
-// client talks to one base URL with one key.
+// client talks to one base URL with one key; every answer it reads, from
+// the mock or through the forwarder, is held to the contract (spectest).
 type client struct {
 	t         *testing.T
 	base, key string
@@ -116,7 +118,7 @@ func (c client) do(method, path, contentType string, body []byte) (int, []byte, 
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := spectest.NewClient(c.t, nil).Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}

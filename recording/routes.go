@@ -2,7 +2,10 @@ package recording
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
+
+	"contractkit/spec"
 )
 
 // operation is what an exchange of one contract operation does to an
@@ -12,9 +15,9 @@ type operation struct {
 	// readByID: a 404 answer means the record is gone (the server said so).
 	readByID bool
 	apply    func(a *account, x Exchange, in request) string
-	id       string // the path's id, when the operation has one
 	// multipart: the request body is a multipart form (seed §4.3).
 	multipart bool
+	id        string // the path's id, when the operation has one
 }
 
 // request is what is read of an exchange before the Recorder's lock is
@@ -26,99 +29,87 @@ type request struct {
 	formErr error
 }
 
+// operations is the recorder's table, keyed by the contract's operationId
+// (spec/openapi.yaml): what an exchange of each operation does to an
+// account. The contract's router finds the operation of an exchange; an
+// operation that holds no recordable data is in unrecorded instead, with
+// the reason, and internal/opindex fails while an operation of the contract
+// is in neither.
+var operations = map[string]operation{
+	"listDatasets":       {apply: listDatasets},
+	"createDataset":      {apply: createDataset, multipart: true},
+	"uploadDatasetFiles": {apply: uploadFiles, multipart: true},
+	"getDataset":         {apply: readDataset, readByID: true},
+	"deleteDataset":      {apply: deleteDataset},
+
+	"listModels":  {apply: listModels},
+	"createModel": {apply: readModel},
+	"getModel":    {apply: readModel, readByID: true},
+	"deleteModel": {apply: deleteModel},
+
+	"listConversations":  {apply: listConversations},
+	"createConversation": {apply: readConversation},
+	"renameConversation": {apply: readConversation},
+	"deleteConversation": {apply: deleteConversation},
+	"listMessages":       {apply: readMessages, readByID: true},
+	"runInference":       {apply: inference},
+
+	"listEvaluations":    {apply: listEvaluations},
+	"createEvaluation":   {apply: readEvaluation},
+	"getEvaluation":      {apply: readEvaluation, readByID: true},
+	"updateEvaluation":   {apply: readEvaluation},
+	"deleteEvaluation":   {apply: deleteEvaluation},
+	"startEvaluation":    {apply: startEvaluation},
+	"runRagasEvaluation": {apply: readEvaluation},
+}
+
+// unrecorded are the operations of the contract whose exchanges the
+// recorder leaves out, each with the reason.
+var unrecorded = map[string]string{
+	"checkEvaluationName": "a name check changes nothing and reads nothing a fixture holds",
+}
+
 // apiPrefix starts every path of the contract (seed §9); what comes before
 // it is the target's base path.
 const apiPrefix = "/api/v1/"
 
-// route finds the operation of a request (seed §4) that holds recordable
-// data; check-name and unknown paths have none.
+// route finds, with the contract's router, the operation of a request that
+// holds recordable data; check-name and paths outside the contract have
+// none. The operation's id is the value of its path parameter (every
+// operation of the contract names at most one record in its path).
 func route(method, path string) (operation, bool) {
 	i := strings.Index(path, apiPrefix)
 	if i < 0 {
 		return operation{}, false
 	}
-	parts := strings.Split(strings.Trim(path[i+len(apiPrefix):], "/"), "/")
-	op := func(readByID bool, f func(*account, Exchange, request) string, id string) (operation, bool) {
-		return operation{readByID: readByID, apply: f, id: id}, true
+	// path is decoded (an http.Request's URL.Path): the router is given it
+	// as it is, and gives its segments back escaped.
+	kop, params, _, found := spec.Strict().Find(&http.Request{Method: method, URL: &url.URL{Path: path[i:]}})
+	if !found {
+		return operation{}, false
 	}
-	at := func(i int) string {
-		if i < len(parts) {
-			return parts[i]
-		}
-		return ""
+	op, ok := operations[kop.OperationID]
+	if !ok {
+		return operation{}, false
 	}
-	switch {
-	case at(0) == "user" && at(1) == "dataset" && len(parts) == 2:
-		switch method {
-		case http.MethodPost:
-			return operation{apply: createDataset, multipart: true}, true
-		case http.MethodGet:
-			return op(false, listDatasets, "")
-		}
-	case at(0) == "user" && at(1) == "dataset" && at(2) == "upload" && len(parts) == 3 && method == http.MethodPost:
-		return operation{apply: uploadFiles, multipart: true}, true
-	case at(0) == "user" && at(1) == "dataset" && len(parts) == 3:
-		switch method {
-		case http.MethodGet:
-			return op(true, readDataset, at(2))
-		case http.MethodDelete:
-			return op(false, deleteDataset, at(2))
-		}
-	case at(0) == "user" && at(1) == "model" && len(parts) == 2:
-		switch method {
-		case http.MethodPost:
-			return op(false, readModel, "")
-		case http.MethodGet:
-			return op(false, listModels, "")
-		}
-	case at(0) == "user" && at(1) == "model" && len(parts) == 3:
-		switch method {
-		case http.MethodGet:
-			return op(true, readModel, at(2))
-		case http.MethodDelete:
-			return op(false, deleteModel, at(2))
-		}
-	case at(0) == "user" && at(1) == "conversations" && len(parts) == 2:
-		switch method {
-		case http.MethodPost:
-			return op(false, readConversation, "")
-		case http.MethodGet:
-			return op(false, listConversations, "")
-		}
-	case at(0) == "user" && at(1) == "conversations" && len(parts) == 3:
-		switch method {
-		case http.MethodPatch:
-			return op(false, readConversation, at(2))
-		case http.MethodDelete:
-			return op(false, deleteConversation, at(2))
-		}
-	case at(0) == "user" && at(1) == "conversations" && at(3) == "messages" && len(parts) == 4 && method == http.MethodGet:
-		return op(true, readMessages, at(2))
-	case at(0) == "user" && at(1) == "inference" && len(parts) == 2 && method == http.MethodPost:
-		return op(false, inference, "")
-	case at(0) == "evaluations" && len(parts) == 1:
-		switch method {
-		case http.MethodPost:
-			return op(false, readEvaluation, "")
-		case http.MethodGet:
-			return op(false, listEvaluations, "")
-		}
-	case at(0) == "evaluations" && len(parts) == 2 && at(1) != "check-name":
-		switch method {
-		case http.MethodGet:
-			return op(true, readEvaluation, at(1))
-		case http.MethodPut:
-			return op(false, readEvaluation, at(1))
-		case http.MethodDelete:
-			return op(false, deleteEvaluation, at(1))
-		}
-	case at(0) == "evaluations" && len(parts) == 3 && method == http.MethodPost:
-		switch at(2) {
-		case "start":
-			return op(false, startEvaluation, at(1))
-		case "run-ragas":
-			return op(false, readEvaluation, at(1))
+	for _, v := range params {
+		if id, err := url.PathUnescape(v); err == nil {
+			op.id = id
 		}
 	}
-	return operation{}, false
+	return op, true
+}
+
+// OperationTable is the recorder's table for the kit's operation index
+// (internal/opindex): every operationId it knows, mapped to "" when the
+// recorder handles its exchanges or to the reason it leaves them out.
+func OperationTable() (name, file string, entries map[string]string) {
+	entries = map[string]string{}
+	for id := range operations {
+		entries[id] = ""
+	}
+	for id, why := range unrecorded {
+		entries[id] = why
+	}
+	return "recording: what an exchange of each operation does to an account", "recording/routes.go", entries
 }

@@ -37,6 +37,9 @@ var constraintKeywords = []string{
 	"type", "format", "enum", "required", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 	"multipleOf", "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems",
 	"minProperties", "maxProperties", "additionalProperties", "not",
+	// The kit's own mark: a string the server splits into a list of at
+	// most maxItems items (fields.go, D-28).
+	SplitMark,
 }
 
 // subschemaKeywords hold schemas; a relax entry naming one relaxes the subtree.
@@ -332,6 +335,8 @@ func TestTraceFindsAnUntracedConstraint(t *testing.T) {
 			"          x-seed: '4.5'\n          schema: { type: string, pattern: '^a' }", "/paths/~1api~1v1~1evaluations~1check-name/get/parameters/0/schema/pattern"},
 		{"a refused null where the seed leaves nullability unshown", "relax: [required, properties.nullable] }\n      additionalProperties: true\n      properties:\n        id: { type: integer }\n        name: { type: string }\n        size:",
 			"relax: [required] }\n      additionalProperties: true\n      properties:\n        id: { type: integer }\n        name: { type: string }\n        size:", "/components/schemas/Dataset/properties/description (non-nullable)"},
+		{"a split limit on a form field", "          x-split: { separators: \",\\n\", maxItems: 50 }\n          x-decision: { row: D-28, class: decided, relax: [x-split] }",
+			"          x-split: { separators: \",\\n\", maxItems: 50 }", "/components/schemas/DatasetCreateForm/properties/tags/x-split"},
 		{"an enum in an allOf member", "          allOf: [ { $ref: '#/components/schemas/AnyValue' } ]",
 			"          allOf: [ { type: string, enum: [a] } ]", "/components/schemas/Evaluation/properties/user_model/allOf/0/enum"},
 	} {

@@ -7,8 +7,9 @@ import (
 )
 
 // TestTheMockDoesNotLinkTheSuite: the mock links the mutation wrappers (for
-// --break) but neither the suite's test framework nor its matchers; the
-// runner, which reads the suite's reports, is package mutation/runner.
+// --break) but neither the suite's test framework nor its matchers (the
+// runner, which reads the suite's reports, is package mutation/runner), nor
+// package testing, nor the contract's test companion (spec/spectest).
 func TestTheMockDoesNotLinkTheSuite(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -23,7 +24,8 @@ func TestTheMockDoesNotLinkTheSuite(t *testing.T) {
 		t.Fatalf("go list -deps named %d packages, without contractkit/mutation: %s", len(deps), out)
 	}
 	for _, p := range deps {
-		if strings.HasPrefix(p, "github.com/onsi/ginkgo") || strings.HasPrefix(p, "github.com/onsi/gomega") {
+		if strings.HasPrefix(p, "github.com/onsi/ginkgo") || strings.HasPrefix(p, "github.com/onsi/gomega") ||
+			p == "testing" || p == "contractkit/spec/spectest" {
 			t.Errorf("cmd/mockserver depends on %s", p)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/lifecycle"
@@ -104,17 +105,18 @@ type StartResult struct {
 	ModelID int64  `json:"model_id"`
 }
 
-// MaxNameLength bounds evaluation names (D-19).
-const MaxNameLength = 255
-
-// validateName applies D-19; the error says which rule failed.
-func validateName(name string) error {
+// validateName applies D-19 with the length bounds the server read from
+// the contract (Config.EvaluationName); the error says which rule failed.
+func (a *Account) validateName(name string) error {
 	t := strings.TrimSpace(name)
-	switch {
+	bound := a.store.cfg.EvaluationName
+	switch n := utf8.RuneCountInString(t); {
 	case t == "":
 		return errors.New("name must not be empty or only spaces")
-	case len([]rune(t)) > MaxNameLength:
-		return fmt.Errorf("name must be at most %d characters", MaxNameLength)
+	case n < bound.Min:
+		return fmt.Errorf("name must be at least %d characters", bound.Min)
+	case bound.Max > 0 && n > bound.Max:
+		return fmt.Errorf("name must be at most %d characters", bound.Max)
 	}
 	for _, r := range t {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" -_.():/", r) {
@@ -136,7 +138,7 @@ func (a *Account) nameTaken(name string, except int64) bool {
 
 // CheckName reports whether name is valid and free (D-19).
 func (a *Account) CheckName(name string) NameCheck {
-	if err := validateName(name); err != nil {
+	if err := a.validateName(name); err != nil {
 		return NameCheck{Valid: false, Available: false, Message: "Invalid name: " + err.Error()}
 	}
 	a.mu.Lock()
@@ -149,7 +151,7 @@ func (a *Account) CheckName(name string) NameCheck {
 
 // CreateEvaluation adds a pending evaluation of a model of the account.
 func (a *Account) CreateEvaluation(in EvaluationInput) (EvaluationView, error) {
-	if err := validateName(in.Name); err != nil {
+	if err := a.validateName(in.Name); err != nil {
 		return EvaluationView{}, apierr.New(apierr.Invalid, "name: %v", err)
 	}
 	a.mu.Lock()
@@ -206,7 +208,7 @@ func (a *Account) Evaluations(status string, page, perPage int) EvaluationPage {
 // UpdateEvaluation changes name and/or description; the status is untouched.
 func (a *Account) UpdateEvaluation(id string, name, description *string) (EvaluationView, error) {
 	if name != nil {
-		if err := validateName(*name); err != nil {
+		if err := a.validateName(*name); err != nil {
 			return EvaluationView{}, apierr.New(apierr.Invalid, "name: %v", err)
 		}
 	}

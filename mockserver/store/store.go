@@ -34,7 +34,14 @@ type Config struct {
 	Seed int64
 	// Limits bound one uploaded file.
 	Limits retrieval.Limits
+	// EvaluationName bounds an evaluation name, in characters after
+	// trimming (D-19). The server reads it from the contract; a zero Max
+	// leaves only the rule that a name is not blank.
+	EvaluationName Length
 }
+
+// Length bounds the characters of a text; a zero Max is no upper bound.
+type Length struct{ Min, Max int }
 
 // idsPerAccount is the size of each account's block of integer ids. Each
 // account draws its dataset, model and evaluation ids from its own block, so

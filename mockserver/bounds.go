@@ -1,0 +1,106 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+
+	"contractkit/mockserver/store"
+	"contractkit/spec"
+)
+
+// requestBounds are the lengths and counts the mock checks in its own code,
+// read from the contract once by New, so that no handler retypes a number
+// the document states and a document that stops stating one stops the mock
+// at start-up. The validator enforces every other bound of a JSON body or a
+// query straight from the document; these are the ones it does not see:
+// the fields of the two multipart forms, which are read as a stream
+// (readForm), and the evaluation name rules the store applies to
+// check-name too (D-19).
+type requestBounds struct {
+	// createDataset's text fields (D-15).
+	datasetName, datasetDescription store.Length
+	// files: the file parts of each multipart operation (D-15), by
+	// operationId.
+	files map[string]store.Length
+	// tags and urls of createDataset: how the string is split (D-08) and
+	// the most items it may hold (D-28).
+	tags, urls spec.Split
+	// evaluationName: createEvaluation's name (D-19), which the store
+	// applies to creates, renames and check-name alike.
+	evaluationName store.Length
+}
+
+// multipartForm is the media type of the two upload operations (seed §4.3).
+const multipartForm = "multipart/form-data"
+
+// readBounds reads every bound the handlers check from c.
+func readBounds(c *spec.Contract) (requestBounds, error) {
+	r := boundReader{c: c}
+	b := requestBounds{
+		datasetName:        r.length("createDataset", multipartForm, "dataset_name"),
+		datasetDescription: r.length("createDataset", multipartForm, "description"),
+		files:              map[string]store.Length{},
+		tags:               r.split("createDataset", "tags"),
+		urls:               r.split("createDataset", "urls"),
+		evaluationName:     r.length("createEvaluation", "application/json", "name"),
+	}
+	for _, op := range []string{"createDataset", "uploadDatasetFiles"} {
+		b.files[op] = r.items(op, multipartForm, "files")
+	}
+	return b, errors.Join(r.errs...)
+}
+
+// boundReader looks bounds up and keeps every failure.
+type boundReader struct {
+	c    *spec.Contract
+	errs []error
+}
+
+func (r *boundReader) fail(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf("contract bounds: "+format, args...))
+}
+
+// length is a string field's minLength and maxLength; it must state a maximum.
+func (r *boundReader) length(op, media, field string) store.Length {
+	s, err := r.c.RequestField(op, media, field)
+	switch {
+	case err != nil:
+		r.errs = append(r.errs, err)
+	case s.MaxLength == nil:
+		r.fail("%s: %s states no maxLength", op, field)
+	default:
+		return store.Length{Min: int(s.MinLength), Max: int(*s.MaxLength)}
+	}
+	return store.Length{}
+}
+
+// items is an array field's minItems and maxItems; it must state a maximum.
+func (r *boundReader) items(op, media, field string) store.Length {
+	s, err := r.c.RequestField(op, media, field)
+	switch {
+	case err != nil:
+		r.errs = append(r.errs, err)
+	case s.MaxItems == nil:
+		r.fail("%s: %s states no maxItems", op, field)
+	default:
+		return store.Length{Min: int(s.MinItems), Max: int(*s.MaxItems)}
+	}
+	return store.Length{}
+}
+
+// split is a multipart string field's x-split mark; it must have one.
+func (r *boundReader) split(op, field string) spec.Split {
+	s, err := r.c.RequestField(op, multipartForm, field)
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return spec.Split{}
+	}
+	sp, ok, err := spec.SplitOf(s)
+	switch {
+	case err != nil:
+		r.errs = append(r.errs, fmt.Errorf("%s: %s: %w", op, field, err))
+	case !ok:
+		r.fail("%s: %s has no %s mark", op, field, spec.SplitMark)
+	}
+	return sp
+}
