@@ -71,3 +71,22 @@ export const evaluationWithoutModel: EvaluationBody = { name: "Weekly check" };
 export const modelWithoutDataset: ModelBody = { model_name: "HR bot" };
 // @ts-expect-error model_name is required (§4.1)
 export const modelWithoutName: ModelBody = { dataset_id: "12" };
+
+// Request bodies are closed (D-29): a misspelt field does not compile, at
+// the top of a body or inside one of its objects the contract lists the
+// keys of. Answers stay open (the reference lets them carry more, §2).
+// @ts-expect-error titel is not a field of a new conversation (title is)
+export const conversationTypo: ConversationBody = { model_id: 42, titel: "Leave questions" };
+// @ts-expect-error temprature is not a field of an inference (temperature is)
+export const inferenceTypo: InferenceBody = { query: "Hi", model_id: 42, temprature: 0.2 };
+// @ts-expect-error descripton is not a field of a new model (description is)
+export const modelTypo: ModelBody = { model_name: "HR bot", dataset_id: "12", descripton: "x" };
+// @ts-expect-error benchmark is not a field of a new evaluation (benchmark_type is)
+export const evaluationTypo: EvaluationBody = { name: "Weekly check", model_id: 42, benchmark: "beir" };
+// @ts-expect-error widht is not a key of image_parameters (width is)
+export const imageTypo: InferenceBody = { query: "Hi", model_id: 42, image_parameters: { widht: 512 } };
+// persona and an evaluation's config are open maps (D-18, D-09): any key compiles.
+export const openPersona: InferenceBody = { query: "Hi", model_id: 42, persona: { name: "Ada", mood: "calm" } };
+export const openConfig: EvaluationBody = { name: "Weekly check", model_id: 42, config: { retries: 2 } };
+// An answer may carry fields the contract does not list.
+export const modelWithMore: Model = { id: 7, name: "HR bot", shiny_new_field: true };
