@@ -30,6 +30,9 @@ func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account strin
 			host:     r.Host, tls: r.TLS != nil,
 			Override: jw.override,
 		}
+		if u := jw.unknown; u != nil {
+			e.UnknownFields, e.UnknownMore = u.names, u.total-len(u.names)
+		}
 		if rb != nil {
 			rb.finish(r)
 			e.Request.Body, e.Request.BodySize, e.Request.BodyTruncated = rb.summary()
