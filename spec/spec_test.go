@@ -647,3 +647,54 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// The inference chunk is one shape per `type` (D-03), a oneOf keyed by a
+// discriminator, so a generated client gets a union it can narrow: a token
+// chunk has its content, an error chunk its message.
+func TestInferenceChunkIsOneShapePerType(t *testing.T) {
+	chunk := Strict().Kin.Components.Schemas["InferenceChunk"].Value
+	if chunk.Discriminator == nil || chunk.Discriminator.PropertyName != "type" {
+		t.Fatal("InferenceChunk has no discriminator on type")
+	}
+	types := chunk.Properties["type"].Value.Enum
+	if len(chunk.OneOf) != len(types) || len(chunk.Discriminator.Mapping) != len(types) {
+		t.Errorf("%d types, %d shapes, %d mappings: want one shape per type", len(types), len(chunk.OneOf), len(chunk.Discriminator.Mapping))
+	}
+	for _, v := range types {
+		ref := chunk.Discriminator.Mapping[v.(string)]
+		name := strings.TrimPrefix(ref.Ref, "#/components/schemas/")
+		s := Strict().Kin.Components.Schemas[name]
+		if s == nil || !slices.Equal(s.Value.Properties["type"].Value.Enum, []any{v}) {
+			t.Errorf("type %v maps to %q, whose type is not exactly %v", v, ref.Ref, v)
+		}
+	}
+	for _, tc := range []struct {
+		chunk  string
+		strict bool
+	}{
+		{`{"type":"token","content":"The "}`, true},
+		{`{"type":"delta","content":"The ","extra":1}`, true},
+		{`{"type":"done","content":"","thread_id":"t","tokens_used":3,"latency_ms":4,"metadata":{}}`, true},
+		{`{"type":"error","message":"generation failed"}`, true},
+		{`{"type":"context","content":"2 passages","sources":["a.md"]}`, true},
+		{`{"type":"token"}`, false},
+		{`{"type":"error"}`, false},
+		{`{"type":"done","tokens_used":"three"}`, false},
+		{`{"type":"message","content":"x"}`, false},
+		{`{"content":"x"}`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.chunk), &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, view := range []struct {
+			c    *Contract
+			want bool
+		}{{Strict(), tc.strict}, {Declared(), true}} {
+			err := view.c.Kin.Components.Schemas["InferenceChunk"].Value.VisitJSON(v)
+			if (err == nil) != view.want {
+				t.Errorf("%s: valid=%v, want %v (%v)", tc.chunk, err == nil, view.want, err)
+			}
+		}
+	}
+}

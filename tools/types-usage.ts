@@ -15,9 +15,36 @@ export type Status = components["schemas"]["EvaluationStatus"];
 
 export const statuses: Status[] = ["pending", "running", "completed", "failed"];
 
+// The chunk is a union keyed by `type` (D-03): narrowing on it gives each
+// shape its fields, typed (a token's content is a string, an error's
+// message too, neither optional).
 export function tokenText(chunks: Chunk[]): string {
-  return chunks.filter((c) => c.type === "token").map((c) => c.content ?? "").join("");
+  let text = "";
+  for (const c of chunks) {
+    switch (c.type) {
+      case "token":
+      case "delta": {
+        const piece: string = c.content;
+        text += piece;
+        break;
+      }
+      case "error": {
+        const why: string = c.message;
+        throw new Error(why);
+      }
+      case "done":
+        console.log(`${c.tokens_used ?? 0} tokens in ${c.latency_ms ?? 0} ms`);
+        break;
+    }
+  }
+  return text;
 }
+type TokenChunk = Extract<Chunk, { type: "token" }>;
+export type TokenIsAShapeOfItsOwn = Assert<[TokenChunk] extends [never] ? false : true>;
+// @ts-expect-error an error chunk names what failed (D-03)
+export const errorWithoutMessage: Extract<Chunk, { type: "error" }> = { type: "error" };
+// @ts-expect-error "message" is no chunk type of the contract (D-03)
+export const unknownChunk: Chunk = { type: "message", content: "x" };
 
 // The seed's §4.1 table makes `model_name` and `dataset_id` (a string)
 // required; these assertions stop compiling if the generated type makes
