@@ -65,6 +65,9 @@ type journalEntry struct {
 	// names left out.
 	UnknownFields []string `json:"unknown_fields,omitempty"`
 	UnknownMore   int      `json:"unknown_fields_more,omitempty"`
+	// Preflight marks a CORS preflight (OPTIONS, no key) recorded with the
+	// call it prepared (preflight.go).
+	Preflight bool `json:"preflight,omitempty"`
 
 	// What curlCommand needs beyond the exported fields, kept so that the
 	// command is built only when someone reads the journal.

@@ -12,6 +12,7 @@ import (
 // Authorization header is masked and the curl command names $API_KEY.
 func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account string) {
 	start := time.Now()
+	s.claimPreflight(r, account)
 	at := s.cfg.Clock.Now()
 	rb := newJournalBody(r)
 	if rb != nil {

@@ -91,6 +91,8 @@ type Server struct {
 	defaults requestDefaults // what the contract fills in (defaults.go)
 	saver    *saver          // nil without a state file
 	journal  journal         // the /api/v1 calls of each account (journal.go)
+	// preflights wait for the call they prepare, to join its journal (preflight.go).
+	preflights preflights
 	// overrides are the answers tests forced per account (overrides.go).
 	overrides overrideSet
 
