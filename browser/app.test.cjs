@@ -271,6 +271,38 @@ test('the docs page names the mock\'s address and "Try it out" finds the example
   await page.close();
 });
 
+// A frontend developer opening /docs first reads what the API is, the key
+// and where to start; the contract's own notes (x-decision, seed clauses,
+// --strict) are there, folded, below it.
+for (const vp of [{ name: '1366x900', width: 1366, height: 900 }, { name: '390px', width: 390, height: 844 }]) {
+  test(`${vp.name}: /docs opens with a plain introduction, the contract notes folded below it`, async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: vp.width, height: vp.height });
+    await shot(page, 'docs-intro-' + vp.name, async () => {
+      await page.goto(MOCK_URL + '/docs');
+      const info = page.locator('.information-container .info');
+      await info.locator('.description').waitFor({ timeout: 20000 });
+      const shown = await info.locator('.description').evaluate((n) => n.innerText); // what is rendered, folded parts left out
+      const first = shown.trim().split('\n')[0];
+      assert.match(first, /^A JSON API /, 'the page opens with ' + JSON.stringify(first));
+      for (const words of ['Authorization: Bearer', 'Authorize', 'GET /api/v1/user/model', 'POST /api/v1/user/inference']) {
+        assert.ok(shown.includes(words), 'the introduction names ' + words);
+      }
+      for (const jargon of ['x-decision', 'seed §', '--strict', 'x-stored', 'declared', 'decided']) {
+        assert.ok(!shown.includes(jargon), 'the opening shows ' + JSON.stringify(jargon) + ': ' + shown.slice(0, 300));
+      }
+      const notes = info.locator('details');
+      assert.equal(await notes.count(), 1, 'the contract notes are one folded section');
+      assert.equal(await notes.evaluate((d) => d.open), false, 'folded at first');
+      await notes.locator('summary').click();
+      assert.match(await notes.evaluate((d) => d.innerText), /x-decision/, 'the notes are the contract\'s own, unfolded on demand');
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= vp.width, 'the page is ' + width + ' px wide');
+    });
+    await page.close();
+  });
+}
+
 test('the docs page renders the contract under its CSP, and /openapi.yaml shows as text', async () => {
   const page = await browser.context.newPage();
   const csp = [];
