@@ -141,24 +141,23 @@ func (o *overrideRule) matches(c *overrideCall) bool {
 	if o.Operation != c.operation || (c.console && !o.Match.Console) {
 		return false
 	}
-	params, query, body := c.params, c.query, c.body
 	for k, v := range o.Match.Headers {
 		if !slices.Contains(c.header(k), v) {
 			return false
 		}
 	}
 	for k, v := range o.params {
-		if params[k] != v {
+		if c.params[k] != v {
 			return false
 		}
 	}
 	for k, v := range o.Match.Query {
-		if got, ok := query(k); !ok || got != v {
+		if got, ok := c.query(k); !ok || got != v {
 			return false
 		}
 	}
 	if len(o.Match.Body) > 0 {
-		b := body()
+		b := c.body()
 		for k, v := range o.Match.Body {
 			got, ok := b[k]
 			if !ok || !reflect.DeepEqual(got, v) {
