@@ -172,3 +172,28 @@ for (const vp of VIEWPORTS) {
     await page.close();
   });
 }
+
+// An override the Overrides panel limits to an app's origin is listed with
+// that limit, and leaves the console's own calls (another origin) alone.
+test('an override limited to the app\'s origin, set from the panel, leaves the console alone', async () => {
+  const page = await open(VIEWPORTS[0]);
+  await shot(page, 'override-origin', async () => {
+    await page.selectOption('#ov-op', 'listDatasets');
+    await page.selectOption('#ov-kind', 'status');
+    await page.selectOption('#ov-status', '503');
+    await page.fill('#ov-origin', 'http://127.0.0.1:5173');
+    await page.fill('#ov-times', '');
+    await page.click('#ov-add button[type=submit]');
+    await waitText(page, '#ov-msg', /^Override \d+ set: listDatasets answers status 503 until removed\.$/);
+    const row = page.locator('#ov-rows tr', { hasText: 'listDatasets' });
+    await waitText(page, '#ov-rows', /only: Origin: http:\/\/127\.0\.0\.1:5173/);
+    const listed = await api('GET', '/admin/overrides');
+    assert.deepEqual(listed.map((o) => o.match.headers), [{ Origin: 'http://127.0.0.1:5173' }]);
+    await page.click('#ds-refresh'); // the console's own page, another origin: served as usual
+    await waitText(page, '#ds-msg', /^Refreshed\.$/);
+    assert.equal(await row.locator('td[data-label="Used"]').textContent(), '0');
+    await page.click('#ov-clear');
+    await waitText(page, '#ov-msg', /^Removed 1 override\(s\)\.$/);
+  });
+  await page.close();
+});
