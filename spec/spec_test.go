@@ -240,6 +240,25 @@ func TestRequestBodiesAreClosedOnlyInTheStrictView(t *testing.T) {
 	if seen != len(bodies) {
 		t.Errorf("JSON request bodies: %d, the test names %d", seen, len(bodies))
 	}
+	// Every request body, multipart forms included, is closed in the strict
+	// view and open in the declared one.
+	for _, v := range []struct {
+		c      *Contract
+		closed bool
+	}{{Strict(), true}, {Declared(), false}} {
+		for _, op := range v.c.Operations {
+			rb := v.c.Kin.Paths.Find(op.Path).GetOperation(op.Method).RequestBody
+			if rb == nil {
+				continue
+			}
+			for media, mt := range rb.Value.Content {
+				ap := mt.Schema.Value.AdditionalProperties.Has
+				if closed := ap != nil && !*ap; closed != v.closed {
+					t.Errorf("%s %s: closed=%v, want %v", op.ID, media, closed, v.closed)
+				}
+			}
+		}
+	}
 }
 
 // forEachSchema calls fn for s and every schema inside it, once each.
