@@ -12,6 +12,13 @@ const ownCalls = []; // the same, with the X-Mock-Console mark of the console's 
 const cspErrors = [];
 
 before(async () => {
+  // The steps below read the account's journal and lists: start them from
+  // the fixtures and an empty journal, whatever other test files did.
+  const headers = { Authorization: 'Bearer ' + MOCK_API_KEY };
+  for (const [method, path] of [['POST', '/admin/reset'], ['DELETE', '/admin/requests']]) {
+    const resp = await fetch(MOCK_URL + path, { method, headers });
+    assert.equal(resp.status, 200, method + ' ' + path);
+  }
   browser = await launch();
   page = await browser.context.newPage();
   page.on('request', (r) => {

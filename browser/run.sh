@@ -27,5 +27,5 @@ bin/conformance --base-url "$base" --api-key "unknown-$key" --label-filter "auth
 
 MOCK_URL="$base" MOCK_API_KEY="$key" CHROMIUM="$chromium" NODE_PATH="$PWD/tools/node_modules" \
 	REPORT_HTML="$PWD/build/browser-report.html" \
-	node --test --test-concurrency=1 --test-reporter=spec browser/console.test.cjs browser/app.test.cjs \
-	browser/report.test.cjs
+	node --test --test-concurrency=1 --test-reporter=spec browser/console.test.cjs browser/console-detail.test.cjs \
+	browser/app.test.cjs browser/readme.test.cjs browser/report.test.cjs

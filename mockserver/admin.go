@@ -75,7 +75,9 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 
 // listRequests answers GET /admin/requests: the caller's journal, oldest
 // first, filtered by ?method=, ?path= (a prefix), ?status= (404 or 4xx) and
-// ?since= (ids above it, for polling).
+// ?since= (ids above it, for polling). CORS preflights are listed with
+// ?preflight=true (or ?method=OPTIONS): an E2E test asserts on what the
+// app sent, and a preflight is the browser's.
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account string) {
 	q := r.URL.Query()
 	method := strings.ToUpper(q.Get("method"))
@@ -83,6 +85,15 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account st
 	status, err := statusFilter(q.Get("status"))
 	if err != nil {
 		apierr.Write(w, s.log, err)
+		return
+	}
+	withPreflights := method == http.MethodOptions
+	switch v := q.Get("preflight"); v {
+	case "", "false":
+	case "true":
+		withPreflights = true
+	default:
+		apierr.Write(w, s.log, apierr.New(apierr.Invalid, "preflight: true or false"))
 		return
 	}
 	var since int64
@@ -93,7 +104,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account st
 		}
 	}
 	entries := s.journal.list(account, func(e *journalEntry) bool {
-		return e.ID > since && (method == "" || e.Method == method) &&
+		return e.ID > since && (method == "" || e.Method == method) && (withPreflights || !e.Preflight) &&
 			strings.HasPrefix(e.Path, path) && status(e.Status)
 	})
 	out := make([]journalEntry, len(entries))

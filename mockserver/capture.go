@@ -21,6 +21,7 @@ type journalWriter struct {
 	chunkCount int
 	fault      string           // set by markStreamFault
 	override   *journalOverride // the override that acted on the call, if one did
+	unknown    *unknownFields   // fields the contract does not name (D-29), if any
 }
 
 func (w *journalWriter) WriteHeader(code int) {
@@ -80,17 +81,24 @@ func (w *journalWriter) message() journalMessage {
 
 // markStreamFault tells the journal, if w records one, that fault is ending
 // the stream: the entry then says so instead of reading as a plain 200.
-// It looks through the writers that wrap the journal's (Unwrap).
 func markStreamFault(w http.ResponseWriter, fault string) {
+	if jw := journalWriterOf(w); jw != nil {
+		jw.fault = fault
+	}
+}
+
+// journalWriterOf is the journal's writer under w, looking through the
+// writers that wrap it (Unwrap); nil when the call is not journaled.
+func journalWriterOf(w http.ResponseWriter) *journalWriter {
 	for w != nil {
 		if jw, ok := w.(*journalWriter); ok {
-			jw.fault = fault
-			return
+			return jw
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {
-			return
+			return nil
 		}
 		w = u.Unwrap()
 	}
+	return nil
 }

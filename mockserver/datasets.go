@@ -66,6 +66,9 @@ func (s *Server) readForm(c *call) (*form, error) {
 	}
 	f := &form{fields: map[string][]string{}}
 	files, budget := 0, int64(maxKeptTextBytes)
+	// Parts the contract does not name are read past and reported (D-29).
+	known, unknown, seen := formFields(c.op), &unknownFields{}, map[string]bool{}
+	defer s.noteUnknown(c.w, unknown)
 	for parts := 0; ; parts++ {
 		p, err := mr.NextPart()
 		if err == io.EOF { // only the final boundary; a wrapped EOF is a truncated body
@@ -78,6 +81,14 @@ func (s *Server) readForm(c *call) (*form, error) {
 			return nil, apierr.New(apierr.TooLarge, "more than %d multipart parts", maxParts)
 		}
 		name := formName(c.op.OperationID, p.FormName()) // D-21
+		if known[name] == nil {
+			if key := textcut.Shorten(name, maxUnknownLength); !seen[key] {
+				seen[key] = true
+				unknown.add(key)
+			}
+			_, _ = io.Copy(io.Discard, p)
+			continue
+		}
 		if p.FileName() == "" && name != "files" {
 			v, err := readField(p, name, s.maxUpload())
 			if err != nil {

@@ -336,9 +336,20 @@ func assertDocsDiffersOnlyInSlots(t *testing.T, ts *testServer, docs map[string]
 	cmp("", docs, want)
 	for _, d := range diffs {
 		last := d[strings.LastIndex(d, "/")+1:]
-		if !strings.HasPrefix(d, "/servers/") && !docsIDFields[last] && last != "example" {
+		if !strings.HasPrefix(d, "/servers/") && !docsIDFields[last] && last != "example" && d != "/info/description" {
 			t.Errorf("the docs' contract differs from the contract at %s", d)
 		}
+	}
+	// The description opens with the introduction, and keeps the
+	// contract's own, whole, folded below it.
+	got := docs["info"].(map[string]any)["description"].(string)
+	own := strings.TrimSpace(want["info"].(map[string]any)["description"].(string))
+	intro, err := docsFS.ReadFile("docs/intro.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, strings.TrimSpace(string(intro))) || !strings.Contains(got, "<details>") || !strings.Contains(got, own) {
+		t.Errorf("the docs' description does not open with docs/intro.md and keep the contract's description: %.200q", got)
 	}
 }
 

@@ -24,7 +24,10 @@ import (
 //     in request body examples — is a record of the account: the caller's
 //     when the request carries a key, else the first key's (the development
 //     key's with `make run`), whose fixtures a fresh start preloads. Ids are
-//     numbered per account, so no single id exists in every account.
+//     numbered per account, so no single id exists in every account;
+//   - the page opens with a plain introduction for app developers (what the
+//     API is, the key, where to start: docs/intro.md), the contract's own
+//     description (its marks, its seed clauses) folded below it.
 //
 // GET /openapi.yaml and /openapi.json stay the contract as written.
 
@@ -147,6 +150,9 @@ func buildDocsTemplate(raw []byte) (docsTemplate, error) {
 		return docsTemplate{}, fmt.Errorf("contract: not one mapping")
 	}
 	root := doc.Content[0]
+	if err := introduce(root); err != nil {
+		return docsTemplate{}, err
+	}
 	var t docsTemplate
 	slot := func(n *yaml.Node, field string) {
 		if n == nil || n.Kind != yaml.ScalarNode {
@@ -213,6 +219,24 @@ func buildDocsTemplate(raw []byte) (docsTemplate, error) {
 	}
 	t.json = buf.Bytes()
 	return t, nil
+}
+
+// introduce puts docs/intro.md first in info.description and folds the
+// contract's own description below it, in a <details> Swagger UI renders.
+func introduce(root *yaml.Node) error {
+	intro, err := docsFS.ReadFile("docs/intro.md")
+	if err != nil {
+		return err
+	}
+	d := mapValue(mapValue(root, "info"), "description")
+	if d == nil {
+		return fmt.Errorf("contract: info has no description")
+	}
+	d.Value = strings.TrimSpace(string(intro)) +
+		"\n\n<details>\n<summary>Contract notes: how this document marks what the API reference states and what it decides</summary>\n\n" +
+		strings.TrimSpace(d.Value) + "\n\n</details>\n"
+	d.Style = yaml.LiteralStyle
+	return nil
 }
 
 const slotMark = "\x00"

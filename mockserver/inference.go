@@ -96,9 +96,11 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 	default:
 		return nil, nil, apierr.New(apierr.BadRequest, "X-Mock-Stream-Fault: one of stall, cut, error (got %q)", textcut.Shorten(fault, 20))
 	}
+	asJSON := wantsJSON(c.r.Header.Get("Accept"))
 	reply, err := c.account.Ask(store.Question{
 		Query: in.Query, ModelID: in.ModelID, ConversationID: in.ConversationID, ThreadID: in.ThreadID,
 		MaxTokens: in.MaxTokens, Length: in.ResponseLengthPreference, BaseModel: in.BaseModel,
+		Streamed: !asJSON,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -107,7 +109,7 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 		"model_id": reply.ModelID, "model_name": reply.ModelName, "grounded": reply.Grounded,
 		"sources": nonNilStrings(reply.Sources), "base_model": in.BaseModel,
 	}
-	if wantsJSON(c.r.Header.Get("Accept")) {
+	if asJSON {
 		return inferenceResult{
 			Response: reply.Text, ConversationID: reply.ConversationID, ThreadID: reply.ThreadID,
 			TokensUsed: len(reply.Tokens), LatencyMS: time.Since(start).Milliseconds(), Metadata: meta,
@@ -122,6 +124,7 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 	st := &answerStream{
 		text: reply.Text, ends: make([]uint32, len(reply.Tokens)), sources: reply.Sources, passages: len(reply.Passages),
 		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start,
+		account: c.account, answerID: reply.AnswerID,
 	}
 	end := 0
 	for i, tok := range reply.Tokens {
@@ -154,6 +157,26 @@ type answerStream struct {
 	meta                     json.RawMessage
 	fault                    string
 	start                    time.Time
+	// account and answerID name the conversation message that waits for
+	// the text this stream sends (D-30); answerID is "" without one.
+	account  *store.Account
+	answerID string
+}
+
+// settle stores in the conversation the answer text of the first sent
+// tokens, once: called where the stream ends, before the client can see the
+// end (done, an error chunk, a cut, a stall), and deferred for every other
+// way out (the client left, shutdown).
+func (st *answerStream) settle(sent int) {
+	if st.answerID == "" {
+		return
+	}
+	text := ""
+	if sent > 0 {
+		text = st.text[:st.ends[sent-1]]
+	}
+	st.account.SettleAnswer(st.conversationID, st.answerID, text)
+	st.answerID = ""
 }
 
 func (st *answerStream) token(i int) string {
@@ -181,6 +204,8 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 	}
 	w.WriteHeader(http.StatusOK)
 	ev := events{w: w, rc: http.NewResponseController(w)}
+	sent := 0 // token chunks written
+	defer func() { st.settle(sent) }()
 
 	if !ev.send(&chunk{Type: "status", Content: "retrieving"}) {
 		return
@@ -217,9 +242,11 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		if i == half && i > 0 {
 			switch st.fault {
 			case faultCut:
+				st.settle(sent)
 				markStreamFault(w, faultCut)
 				panic(http.ErrAbortHandler) // net/http drops the connection
 			case faultError:
+				st.settle(sent)
 				markStreamFault(w, faultError)
 				ev.send(&chunk{Type: "error", Message: "generation failed (injected by X-Mock-Stream-Fault)"})
 				ev.done()
@@ -229,7 +256,9 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		if !ev.send(&chunk{Type: "token", Content: st.token(i)}) {
 			return
 		}
+		sent++
 		if st.fault == faultStall {
+			st.settle(sent) // what the client has while the stream hangs
 			markStreamFault(w, faultStall)
 			select {
 			case <-ctx.Done():
@@ -239,6 +268,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 			return
 		}
 	}
+	st.settle(sent)
 	tokens, latency := n, time.Since(st.start).Milliseconds()
 	if !ev.send(&chunk{Type: "done", ConversationID: st.conversationID, ThreadID: st.threadID,
 		TokensUsed: &tokens, LatencyMS: &latency, Metadata: st.meta}) {

@@ -60,6 +60,14 @@ type journalEntry struct {
 	// Override names the override (POST /admin/overrides) that answered or
 	// steered the call; absent when none did.
 	Override *journalOverride `json:"override,omitempty"`
+	// UnknownFields names what the request body sent that the contract
+	// does not (D-29), at most maxUnknownNames; UnknownMore counts the
+	// names left out.
+	UnknownFields []string `json:"unknown_fields,omitempty"`
+	UnknownMore   int      `json:"unknown_fields_more,omitempty"`
+	// Preflight marks a CORS preflight (OPTIONS, no key) recorded with the
+	// call it prepared (preflight.go).
+	Preflight bool `json:"preflight,omitempty"`
 
 	// What curlCommand needs beyond the exported fields, kept so that the
 	// command is built only when someone reads the journal.

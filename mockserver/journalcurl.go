@@ -38,6 +38,15 @@ func curlCommand(e *journalEntry) string {
 	if e.Response.Stream != nil {
 		cmd.Flags = append(cmd.Flags, "-N")
 	}
+	if e.Preflight {
+		// As the browser sent it: no key, the CORS request headers.
+		for _, name := range []string{"Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"} {
+			for _, v := range e.Request.Headers.Values(name) {
+				cmd.Headers = append(cmd.Headers, curl.Header{Name: name, Value: v})
+			}
+		}
+		return cmd.String()
+	}
 	cmd.Headers = []curl.Header{curlAuth}
 	multi := e.multipart != nil
 	for _, name := range curlHeaders {

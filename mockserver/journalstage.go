@@ -12,6 +12,7 @@ import (
 // Authorization header is masked and the curl command names $API_KEY.
 func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account string) {
 	start := time.Now()
+	s.claimPreflight(r, account)
 	at := s.cfg.Clock.Now()
 	rb := newJournalBody(r)
 	if rb != nil {
@@ -29,6 +30,9 @@ func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account strin
 			Response: jw.message(),
 			host:     r.Host, tls: r.TLS != nil,
 			Override: jw.override,
+		}
+		if u := jw.unknown; u != nil {
+			e.UnknownFields, e.UnknownMore = u.names, u.total-len(u.names)
 		}
 		if rb != nil {
 			rb.finish(r)

@@ -65,20 +65,24 @@ func (s *Server) overridesAdmin(w http.ResponseWriter, r *http.Request, account 
 func (s *Server) overridden(c *call, account string) (done bool, err error) {
 	q := c.r.URL.Query()
 	var decoded map[string]any
-	o := s.overrides.pick(account, c.op.OperationID, c.params,
-		func(k string) (string, bool) { return q.Get(k), q.Has(k) },
-		func() map[string]any {
+	o, use := s.overrides.pick(account, &overrideCall{
+		operation: c.op.OperationID, params: c.params,
+		query:  func(k string) (string, bool) { return q.Get(k), q.Has(k) },
+		header: c.r.Header.Values,
+		body: func() map[string]any {
 			if decoded == nil && c.body != nil {
 				_ = json.Unmarshal(c.body, &decoded) // validated JSON; a non-object matches no field
 			}
 			return decoded
-		})
+		},
+		console: len(c.r.Header.Values("X-Mock-Console")) > 0,
+	})
 	if o == nil {
 		return false, nil
 	}
 	c.w.Header().Set("X-Mock-Override", strconv.FormatInt(o.ID, 10))
-	if jw, ok := c.w.(*journalWriter); ok {
-		jw.override = &journalOverride{ID: o.ID, Kind: o.kind}
+	if jw := journalWriterOf(c.w); jw != nil {
+		jw.override = &journalOverride{ID: o.ID, Kind: o.kind, Use: use}
 	}
 	switch o.kind {
 	case kindStatus:
@@ -112,4 +116,7 @@ func (s *Server) overridden(c *call, account string) (done bool, err error) {
 type journalOverride struct {
 	ID   int64  `json:"id"`
 	Kind string `json:"kind"` // status, data, example, delay or stream_fault
+	// Use is which use of the override this call took (1 for the first):
+	// the journal tells which call spent each one.
+	Use int64 `json:"use"`
 }

@@ -97,8 +97,11 @@ func (s *Server) resolveMatch(o *overrideRule) (*openapi3.Operation, error) {
 		return nil, apierr.New(apierr.Invalid, "match.path is required: a path of the contract such as /api/v1/user/model/{model_id}, or a concrete one such as /api/v1/user/model/7")
 	case len(m.Path) > maxOverridePath:
 		return nil, apierr.New(apierr.Invalid, "match.path: at most %d characters", maxOverridePath)
-	case len(m.Query) > maxOverrideFields || len(m.Body) > maxOverrideFields:
-		return nil, apierr.New(apierr.Invalid, "match.query and match.body: at most %d fields each", maxOverrideFields)
+	case len(m.Query) > maxOverrideFields || len(m.Body) > maxOverrideFields || len(m.Headers) > maxOverrideFields:
+		return nil, apierr.New(apierr.Invalid, "match.query, match.body and match.headers: at most %d fields each", maxOverrideFields)
+	}
+	if err := canonicalHeaders(m); err != nil {
+		return nil, err
 	}
 	var op *openapi3.Operation
 	if strings.Contains(m.Path, "{") {
@@ -128,6 +131,30 @@ func (s *Server) resolveMatch(o *overrideRule) (*openapi3.Operation, error) {
 	}
 	o.Operation = op.OperationID
 	return op, nil
+}
+
+// canonicalHeaders checks match.headers and writes its names canonically:
+// header names, values within bounds, and never a credential (an override
+// is listed by GET /admin/overrides; a key must not be).
+func canonicalHeaders(m *overrideMatch) error {
+	if len(m.Headers) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m.Headers))
+	for k, v := range m.Headers {
+		name := http.CanonicalHeaderKey(strings.TrimSpace(k))
+		switch {
+		case !isToken(name):
+			return apierr.New(apierr.Invalid, "match.headers: %q is not a header name", textcut.Shorten(k, 40))
+		case name == "Authorization" || name == "Proxy-Authorization" || name == "Cookie":
+			return apierr.New(apierr.Invalid, "match.headers: %s cannot be matched (an override acts on its own key's requests already)", name)
+		case len(v) > maxOverrideMessage:
+			return apierr.New(apierr.Invalid, "match.headers: the value of %s is over %d characters", name, maxOverrideMessage)
+		}
+		out[name] = v
+	}
+	m.Headers = out
+	return nil
 }
 
 // checkRespond checks that respond is exactly one answer the operation can

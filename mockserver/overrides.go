@@ -19,7 +19,9 @@ import (
 //
 // Order: the account's overrides are tried oldest first and the first one
 // that matches and still has a use left answers; the others are left as
-// they are. A rule's uses are taken with a compare-and-swap, so N
+// they are. An override is for the app under test: the console's own calls
+// (its refreshes and polls, marked X-Mock-Console) neither match nor spend
+// one unless it says match.console. A rule's uses are taken with a compare-and-swap, so N
 // concurrent requests against a rule set for `times: k` see exactly
 // min(N, k) overridden answers.
 
@@ -51,11 +53,15 @@ type overrideRule struct {
 	// Documented tells whether the operation documents the status this
 	// rule answers with: false for, say, a 503 the contract does not list.
 	Documented bool `json:"documented"`
+	// Used counts the uses taken so far; the journal entry of the call
+	// that took one says which (journalOverride.Use).
+	Used int64 `json:"used"`
 
 	params map[string]string // the concrete path's parameters; nil: any request of the operation
 	kind   string            // one of the overrideKind constants
 	delay  time.Duration     // kind delay
 	left   atomic.Int64      // uses left; -1: until removed
+	used   atomic.Int64      // uses taken
 }
 
 type overrideMatch struct {
@@ -63,6 +69,11 @@ type overrideMatch struct {
 	Path   string            `json:"path"`
 	Query  map[string]string `json:"query,omitempty"`
 	Body   map[string]any    `json:"body,omitempty"`
+	// Headers the request must carry with these values (canonical names):
+	// the app's Origin limits an override to the app's page.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Console lets the console's own calls (X-Mock-Console) match too.
+	Console bool `json:"console,omitempty"`
 }
 
 type overrideRespond struct {
@@ -84,17 +95,18 @@ const (
 	kindFault   = "stream_fault" // the usual stream, broken as X-Mock-Stream-Fault would
 )
 
-// take uses the rule once, if it has a use left.
-func (o *overrideRule) take() bool {
+// take uses the rule once, if it has a use left, and returns the number of
+// that use (1 for the first), or 0.
+func (o *overrideRule) take() int64 {
 	for {
 		n := o.left.Load()
 		switch {
 		case n < 0:
-			return true
+			return o.used.Add(1)
 		case n == 0:
-			return false
+			return 0
 		case o.left.CompareAndSwap(n, n-1):
-			return true
+			return o.used.Add(1)
 		}
 	}
 }
@@ -103,7 +115,7 @@ func (o *overrideRule) take() bool {
 func (o *overrideRule) view() *overrideRule {
 	v := &overrideRule{
 		ID: o.ID, Operation: o.Operation, Match: o.Match, Respond: o.Respond,
-		Times: o.Times, Documented: o.Documented,
+		Times: o.Times, Documented: o.Documented, Used: o.used.Load(),
 	}
 	if n := o.left.Load(); n >= 0 {
 		v.Remaining = &n
@@ -111,25 +123,41 @@ func (o *overrideRule) view() *overrideRule {
 	return v
 }
 
-// matches reports whether a routed, validated request is one the rule is
-// for. params are the router's path parameters; body is the request's JSON
-// body as validated (nil without one), decoded once by the caller.
-func (o *overrideRule) matches(operation string, params map[string]string, query func(string) (string, bool), body func() map[string]any) bool {
-	if o.Operation != operation {
+// overrideCall is what a rule matches a routed, validated request on:
+// its operation and path parameters, its query, its headers, its JSON body
+// as validated (nil without one, decoded once, when a rule asks), and
+// whether the console sent it by itself.
+type overrideCall struct {
+	operation string
+	params    map[string]string
+	query     func(string) (string, bool)
+	header    func(string) []string
+	body      func() map[string]any
+	console   bool
+}
+
+// matches reports whether a request is one the rule is for.
+func (o *overrideRule) matches(c *overrideCall) bool {
+	if o.Operation != c.operation || (c.console && !o.Match.Console) {
 		return false
 	}
+	for k, v := range o.Match.Headers {
+		if !slices.Contains(c.header(k), v) {
+			return false
+		}
+	}
 	for k, v := range o.params {
-		if params[k] != v {
+		if c.params[k] != v {
 			return false
 		}
 	}
 	for k, v := range o.Match.Query {
-		if got, ok := query(k); !ok || got != v {
+		if got, ok := c.query(k); !ok || got != v {
 			return false
 		}
 	}
 	if len(o.Match.Body) > 0 {
-		b := body()
+		b := c.body()
 		for k, v := range o.Match.Body {
 			got, ok := b[k]
 			if !ok || !reflect.DeepEqual(got, v) {
@@ -227,21 +255,25 @@ func (s *overrideSet) clear(account string) int {
 }
 
 // pick returns the first of the account's rules that matches the request
-// and still has a use, taking that use; nil when none does. A rule whose
-// last use this took is dropped.
-func (s *overrideSet) pick(account, operation string, params map[string]string, query func(string) (string, bool), body func() map[string]any) *overrideRule {
+// and still has a use, taking that use, and the number of that use; nil
+// when none does. A rule whose last use this took is dropped.
+func (s *overrideSet) pick(account string, c *overrideCall) (*overrideRule, int64) {
 	if s.rules.Load() == 0 {
-		return nil
+		return nil, 0
 	}
 	s.mu.RLock()
 	a := s.accounts[account]
 	if a == nil || len(a.rules) == 0 {
 		s.mu.RUnlock()
-		return nil
+		return nil, 0
 	}
 	var hit *overrideRule
+	var use int64
 	for _, o := range a.rules {
-		if o.matches(operation, params, query, body) && o.take() {
+		if !o.matches(c) {
+			continue
+		}
+		if use = o.take(); use > 0 {
 			hit = o
 			break
 		}
@@ -252,5 +284,5 @@ func (s *overrideSet) pick(account, operation string, params map[string]string, 
 		s.prune(a)
 		s.mu.Unlock()
 	}
-	return hit
+	return hit, use
 }

@@ -408,15 +408,14 @@ func TestOverrideSetCountsItsRules(t *testing.T) {
 		o.left.Store(left)
 		return o
 	}
-	noQuery := func(string) (string, bool) { return "", false }
-	none := func() map[string]any { return nil }
+	call := &overrideCall{operation: "getModel", query: func(string) (string, bool) { return "", false }, header: http.Header{}.Values, body: func() map[string]any { return nil }}
 	s.add("a", rule(1))
 	s.add("a", rule(-1))
 	s.add("b", rule(2))
 	if got := s.rules.Load(); got != 3 {
 		t.Fatalf("after 3 adds: %d", got)
 	}
-	if s.pick("a", "getModel", nil, noQuery, none) == nil || s.rules.Load() != 2 {
+	if o, _ := s.pick("a", call); o == nil || s.rules.Load() != 2 {
 		t.Fatalf("after the last use of a rule: %d rules, want 2", s.rules.Load())
 	}
 	if _, ok := s.remove("a", 2); !ok || s.rules.Load() != 1 {
@@ -425,7 +424,7 @@ func TestOverrideSetCountsItsRules(t *testing.T) {
 	if s.clear("b") != 1 || s.rules.Load() != 0 {
 		t.Fatalf("after a clear: %d rules, want 0", s.rules.Load())
 	}
-	if s.pick("b", "getModel", nil, noQuery, none) != nil {
+	if o, _ := s.pick("b", call); o != nil {
 		t.Fatal("a cleared rule answered")
 	}
 }

@@ -30,8 +30,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.accessLog(r, rec.status, start)
 	}()
 	s.cors(rec, r)
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		rec.WriteHeader(http.StatusNoContent)
+	if isPreflight(r) {
+		s.answerPreflight(rec, r, start)
 		return
 	}
 	out := http.ResponseWriter(rec)

@@ -95,6 +95,8 @@ type Server struct {
 	bounds   requestBounds   // what the contract bounds that handlers check (bounds.go)
 	saver    *saver          // nil without a state file
 	journal  journal         // the /api/v1 calls of each account (journal.go)
+	// preflights wait for the call they prepare, to join its journal (preflight.go).
+	preflights preflights
 	// overrides are the answers tests forced per account (overrides.go).
 	overrides overrideSet
 

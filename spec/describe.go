@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -30,7 +31,7 @@ func Describe(errs []*verrors.ValidationError) []string {
 			// always gets the same message.
 			lines := make([]string, 0, len(e.SchemaValidationErrors))
 			for _, f := range e.SchemaValidationErrors {
-				lines = append(lines, fieldName(f.FieldPath, e.ParameterName)+": "+f.Reason)
+				lines = append(lines, fieldName(f.FieldPath, e.ParameterName)+": "+SortedReason(f.Reason))
 			}
 			slices.Sort(lines)
 			for _, l := range lines {
@@ -62,4 +63,20 @@ func fieldName(path, param string) string {
 		return param
 	}
 	return "body"
+}
+
+// additionalNames finds the list in the validator's "additional properties
+// 'b', 'a' not allowed", which it writes in map order.
+var additionalNames = regexp.MustCompile(`(additional propert(?:y|ies) )('[^']*'(?:, '[^']*')*)( not allowed)`)
+
+// SortedReason returns a validator's reason with the names of the
+// additional properties it lists sorted, so the same body always reads
+// the same.
+func SortedReason(reason string) string {
+	return additionalNames.ReplaceAllStringFunc(reason, func(m string) string {
+		parts := additionalNames.FindStringSubmatch(m)
+		names := strings.Split(parts[2], ", ")
+		slices.Sort(names)
+		return parts[1] + strings.Join(names, ", ") + parts[3]
+	})
 }

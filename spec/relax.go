@@ -9,7 +9,10 @@ import (
 )
 
 // Decision is one `x-decision` mark in the document: a place where the seed
-// says "not shown" and this contract chose. See DECISIONS.md.
+// says "not shown" and this contract chose. See DECISIONS.md. An element
+// two decisions shape (the required fields of a request body, decided by
+// one row, and its closure, by another) carries a list of marks, each with
+// its own row: `x-decision: [{row: D-09, ...}, {row: D-29, ...}]`.
 type Decision struct {
 	// Row is the decision's row of DECISIONS.md ("D-15"). The key is not
 	// "id": JSON Schema tools (Redocly) read an "id" inside a schema as its
@@ -23,7 +26,8 @@ type Decision struct {
 	Path string `yaml:"-"`
 }
 
-// Decisions lists every x-decision mark of the document in document order.
+// Decisions lists every x-decision mark of the document in document order
+// (the marks of one list in their order, all with the same Path).
 func Decisions() ([]Decision, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(Document, &root); err != nil {
@@ -32,14 +36,35 @@ func Decisions() ([]Decision, error) {
 	var out []Decision
 	var walkErr error
 	walk(&root, "", func(path string, mapping *yaml.Node, mark *yaml.Node) {
-		var d Decision
-		if err := mark.Decode(&d); err != nil && walkErr == nil {
+		ds, err := decodeMarks(mark)
+		if err != nil && walkErr == nil {
 			walkErr = fmt.Errorf("%s: x-decision: %w", path, err)
 		}
-		d.Path = path
-		out = append(out, d)
+		for _, d := range ds {
+			d.Path = path
+			out = append(out, d)
+		}
 	})
 	return out, walkErr
+}
+
+// decodeMarks reads the value of an x-decision key: one mark (a mapping)
+// or a list of them.
+func decodeMarks(n *yaml.Node) ([]Decision, error) {
+	if n.Kind == yaml.SequenceNode {
+		out := make([]Decision, 0, len(n.Content))
+		for _, m := range n.Content {
+			var d Decision
+			if err := m.Decode(&d); err != nil {
+				return out, err
+			}
+			out = append(out, d)
+		}
+		return out, nil
+	}
+	var d Decision
+	err := n.Decode(&d)
+	return []Decision{d}, err
 }
 
 // Two relax entries name no keyword to delete: a non-nullable schema is the
@@ -66,15 +91,18 @@ func Relax(raw []byte) ([]byte, error) {
 	}
 	var relaxErr error
 	walk(&root, "", func(path string, mapping *yaml.Node, mark *yaml.Node) {
-		var d Decision
-		if err := mark.Decode(&d); err != nil {
+		ds, err := decodeMarks(mark)
+		if err != nil {
 			relaxErr = fmt.Errorf("%s: x-decision: %w", path, err)
 			return
 		}
-		if d.Class != "decided" {
-			return
+		var relax []string
+		for _, d := range ds {
+			if d.Class == "decided" {
+				relax = append(relax, d.Relax...)
+			}
 		}
-		for _, kw := range d.Relax {
+		for _, kw := range relax {
 			switch kw {
 			case RelaxNullable:
 				allowNull(mapping)

@@ -161,11 +161,122 @@ func TestEnvelopes(t *testing.T) {
 	}
 }
 
-func TestObjectsAllowAdditionalProperties(t *testing.T) {
-	for name, ref := range Strict().Kin.Components.Schemas {
-		v := ref.Value
-		if ap := v.AdditionalProperties.Has; ap != nil && !*ap {
-			t.Errorf("%s forbids additional properties", name)
+// Answers stay open in both views: the reference lets objects carry
+// additional properties (§2), and a client must not break on one.
+func TestAnswersAllowAdditionalProperties(t *testing.T) {
+	for _, c := range []*Contract{Strict(), Declared()} {
+		for path, item := range c.Kin.Paths.Map() {
+			for method, op := range item.Operations() {
+				for code, resp := range op.Responses.Map() {
+					for media, mt := range resp.Value.Content {
+						where := method + " " + path + " " + code + " " + media
+						forEachSchema(mt.Schema, map[*openapi3.Schema]bool{}, func(s *openapi3.Schema) {
+							if ap := s.AdditionalProperties.Has; ap != nil && !*ap {
+								t.Errorf("%s: an object of the answer forbids additional properties", where)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// Request bodies are closed in the strict view (D-29): a misspelt field is
+// an error there, and generated client types refuse it. The declared view
+// lets it through: the reference does not say what a server does with an
+// unknown field, so a server that ignores one conforms.
+func TestRequestBodiesAreClosedOnlyInTheStrictView(t *testing.T) {
+	bodies := map[string]string{ // a valid body of each JSON operation, plus a misspelt field
+		"createModel":        `{"model_name":"HR bot","dataset_id":"1","descripton":"x"}`,
+		"createConversation": `{"model_id":1,"titel":"x"}`,
+		"renameConversation": `{"title":"x","titel":"x"}`,
+		"runInference":       `{"query":"q","model_id":1,"temprature":0.5}`,
+		"createEvaluation":   `{"name":"Weekly","model_id":1,"benchmark":"beir"}`,
+		"updateEvaluation":   `{"name":"Weekly","descripton":"x"}`,
+		"runRagasEvaluation": `{"samples":[],"selected_question":[]}`,
+	}
+	nested := map[string]string{ // a closed object inside a body
+		"runInference":       `{"query":"q","model_id":1,"image_parameters":{"widht":512}}`,
+		"runRagasEvaluation": `{"samples":[{"question":"q","anwser":"a"}]}`,
+	}
+	open := map[string]string{ // the maps the contract keeps open
+		"runInference":     `{"query":"q","model_id":1,"persona":{"name":"Ada","mood":"calm"}}`,
+		"createEvaluation": `{"name":"Weekly","model_id":1,"config":{"anything":true}}`,
+	}
+	seen := 0
+	for _, op := range Strict().Operations {
+		rb := Strict().Kin.Paths.Find(op.Path).GetOperation(op.Method).RequestBody
+		if rb == nil || rb.Value.Content.Get("application/json") == nil {
+			continue
+		}
+		seen++
+		body, ok := bodies[op.ID]
+		if !ok {
+			t.Errorf("%s: no misspelt body in this test", op.ID)
+			continue
+		}
+		for _, tc := range []struct {
+			kind, body string
+			strict     bool
+		}{{"misspelt", body, false}, {"nested misspelt", nested[op.ID], false}, {"open map", open[op.ID], true}} {
+			if tc.body == "" {
+				continue
+			}
+			for _, v := range []struct {
+				c    *Contract
+				want bool
+			}{{Strict(), tc.strict}, {Declared(), true}} {
+				path := strings.NewReplacer("{conversation_id}", "3f2b8c1e-8d4a-4c49-9a51-0d6c8f1e2a77", "{evaluation_id}", "1").Replace(op.Path)
+				req := httptest.NewRequest(op.Method, path, strings.NewReader(tc.body))
+				req.Header.Set("Content-Type", "application/json")
+				ok, errs := v.c.Request(op.ID).Validate(req)
+				if ok != v.want {
+					t.Errorf("%s, %s body %s: valid=%v, want %v (%v)", op.ID, tc.kind, tc.body, ok, v.want, Describe(errs))
+				}
+			}
+		}
+	}
+	if seen != len(bodies) {
+		t.Errorf("JSON request bodies: %d, the test names %d", seen, len(bodies))
+	}
+	// Every request body, multipart forms included, is closed in the strict
+	// view and open in the declared one.
+	for _, v := range []struct {
+		c      *Contract
+		closed bool
+	}{{Strict(), true}, {Declared(), false}} {
+		for _, op := range v.c.Operations {
+			rb := v.c.Kin.Paths.Find(op.Path).GetOperation(op.Method).RequestBody
+			if rb == nil {
+				continue
+			}
+			for media, mt := range rb.Value.Content {
+				ap := mt.Schema.Value.AdditionalProperties.Has
+				if closed := ap != nil && !*ap; closed != v.closed {
+					t.Errorf("%s %s: closed=%v, want %v", op.ID, media, closed, v.closed)
+				}
+			}
+		}
+	}
+}
+
+// forEachSchema calls fn for s and every schema inside it, once each.
+func forEachSchema(ref *openapi3.SchemaRef, seen map[*openapi3.Schema]bool, fn func(*openapi3.Schema)) {
+	if ref == nil || ref.Value == nil || seen[ref.Value] {
+		return
+	}
+	s := ref.Value
+	seen[s] = true
+	fn(s)
+	for _, p := range s.Properties {
+		forEachSchema(p, seen, fn)
+	}
+	forEachSchema(s.Items, seen, fn)
+	forEachSchema(s.AdditionalProperties.Schema, seen, fn)
+	for _, group := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, sub := range group {
+			forEachSchema(sub, seen, fn)
 		}
 	}
 }
@@ -403,24 +514,39 @@ func TestDecisionMarksHaveOnlyTheirKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	walk(&root, "", func(path string, _ *yaml.Node, mark *yaml.Node) {
+	walk(&root, "", func(path string, _ *yaml.Node, value *yaml.Node) {
 		n++
-		if mark.Kind != yaml.MappingNode {
-			t.Errorf("%s: x-decision is not a mapping", path)
-			return
-		}
-		hasRow := false
-		for i := 0; i+1 < len(mark.Content); i += 2 {
-			switch k := mark.Content[i].Value; k {
-			case "row":
-				hasRow = mark.Content[i+1].Value != ""
-			case "class", "relax":
-			default:
-				t.Errorf("%s: x-decision has key %q; a mark is {row, class, relax}", path, k)
+		marks := []*yaml.Node{value}
+		if value.Kind == yaml.SequenceNode {
+			// Two decisions shaping one element: a list of marks, each its own row.
+			if len(value.Content) < 2 {
+				t.Errorf("%s: a list of x-decision marks holds %d; one mark is written as a mapping", path, len(value.Content))
 			}
+			marks = value.Content
 		}
-		if !hasRow {
-			t.Errorf("%s: x-decision has no row", path)
+		rows := map[string]bool{}
+		for _, mark := range marks {
+			if mark.Kind != yaml.MappingNode {
+				t.Errorf("%s: x-decision is not a mapping (or a list of them)", path)
+				return
+			}
+			row := ""
+			for i := 0; i+1 < len(mark.Content); i += 2 {
+				switch k := mark.Content[i].Value; k {
+				case "row":
+					row = mark.Content[i+1].Value
+				case "class", "relax":
+				default:
+					t.Errorf("%s: x-decision has key %q; a mark is {row, class, relax}", path, k)
+				}
+			}
+			if row == "" {
+				t.Errorf("%s: x-decision has no row", path)
+			}
+			if rows[row] {
+				t.Errorf("%s: row %s marked twice: one mark per row", path, row)
+			}
+			rows[row] = true
 		}
 	})
 	if n < 20 {
@@ -539,4 +665,55 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// The inference chunk is one shape per `type` (D-03), a oneOf keyed by a
+// discriminator, so a generated client gets a union it can narrow: a token
+// chunk has its content, an error chunk its message.
+func TestInferenceChunkIsOneShapePerType(t *testing.T) {
+	chunk := Strict().Kin.Components.Schemas["InferenceChunk"].Value
+	if chunk.Discriminator == nil || chunk.Discriminator.PropertyName != "type" {
+		t.Fatal("InferenceChunk has no discriminator on type")
+	}
+	types := chunk.Properties["type"].Value.Enum
+	if len(chunk.OneOf) != len(types) || len(chunk.Discriminator.Mapping) != len(types) {
+		t.Errorf("%d types, %d shapes, %d mappings: want one shape per type", len(types), len(chunk.OneOf), len(chunk.Discriminator.Mapping))
+	}
+	for _, v := range types {
+		ref := chunk.Discriminator.Mapping[v.(string)]
+		name := strings.TrimPrefix(ref.Ref, "#/components/schemas/")
+		s := Strict().Kin.Components.Schemas[name]
+		if s == nil || !slices.Equal(s.Value.Properties["type"].Value.Enum, []any{v}) {
+			t.Errorf("type %v maps to %q, whose type is not exactly %v", v, ref.Ref, v)
+		}
+	}
+	for _, tc := range []struct {
+		chunk  string
+		strict bool
+	}{
+		{`{"type":"token","content":"The "}`, true},
+		{`{"type":"delta","content":"The ","extra":1}`, true},
+		{`{"type":"done","content":"","thread_id":"t","tokens_used":3,"latency_ms":4,"metadata":{}}`, true},
+		{`{"type":"error","message":"generation failed"}`, true},
+		{`{"type":"context","content":"2 passages","sources":["a.md"]}`, true},
+		{`{"type":"token"}`, false},
+		{`{"type":"error"}`, false},
+		{`{"type":"done","tokens_used":"three"}`, false},
+		{`{"type":"message","content":"x"}`, false},
+		{`{"content":"x"}`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.chunk), &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, view := range []struct {
+			c    *Contract
+			want bool
+		}{{Strict(), tc.strict}, {Declared(), true}} {
+			err := view.c.Kin.Components.Schemas["InferenceChunk"].Value.VisitJSON(v)
+			if (err == nil) != view.want {
+				t.Errorf("%s: valid=%v, want %v (%v)", tc.chunk, err == nil, view.want, err)
+			}
+		}
+	}
 }

@@ -100,14 +100,20 @@ func (t *tracer) marks(ptr string, n *yaml.Node) (seed string, relax []string, d
 		}
 	}
 	if m := mapValue(n, "x-decision"); m != nil {
-		var d Decision
-		if err := m.Decode(&d); err != nil {
+		ds, err := decodeMarks(m)
+		if err != nil {
 			t.problems = append(t.problems, fmt.Sprintf("%s: x-decision: %v", ptr, err))
 		}
-		decided = d.Class == "decided"
-		relax = d.Relax
-		if !decided && len(relax) > 0 {
-			t.problems = append(t.problems, fmt.Sprintf("%s: a %s mark relaxes %v; only decided marks relax", ptr, d.Class, relax))
+		// Several marks on one element trace together: each decided one
+		// relaxes its own keywords.
+		for _, d := range ds {
+			switch {
+			case d.Class == "decided":
+				decided = true
+				relax = append(relax, d.Relax...)
+			case len(d.Relax) > 0:
+				t.problems = append(t.problems, fmt.Sprintf("%s: a %s mark relaxes %v; only decided marks relax", ptr, d.Class, d.Relax))
+			}
 		}
 	}
 	return seed, relax, decided
@@ -425,4 +431,46 @@ func at(root *yaml.Node, ptr string) *yaml.Node {
 		}
 	}
 	return n
+}
+
+// An element two decisions shape carries a list of marks: each relaxes its
+// own keywords in Declared(), and the trace accepts what any of them relaxes
+// (and only that: without the second mark, the closure is untraced).
+func TestAListOfMarksRelaxesEachOne(t *testing.T) {
+	marks := "x-decision:\n  - {row: D-09, class: decided, relax: [required]}\n  - {row: D-29, class: decided, relax: [additionalProperties]}\n"
+	doc := []byte("type: object\nrequired: [a]\nadditionalProperties: false\n" + marks +
+		"properties:\n  a: {type: string, x-seed: '4.2'}\n")
+	out, err := Relax(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(out, &root); err != nil {
+		t.Fatal(err)
+	}
+	for _, kw := range []string{"required", "additionalProperties"} {
+		if mapValue(root.Content[0], kw) != nil {
+			t.Errorf("%s kept by Relax:\n%s", kw, out)
+		}
+	}
+	traced := func(doc []byte) []string {
+		var src yaml.Node
+		if err := yaml.Unmarshal(doc, &src); err != nil {
+			t.Fatal(err)
+		}
+		tr := &tracer{}
+		// As a property of a table the seed states: its type is traced.
+		tr.schema("/x", src.Content[0], cover{typeSeed: "4.2"})
+		if len(tr.problems) != 0 {
+			t.Errorf("problems %v", tr.problems)
+		}
+		return tr.untraced
+	}
+	if got := traced(doc); len(got) != 0 {
+		t.Errorf("two marks: untraced %v", got)
+	}
+	one := strings.Replace(string(doc), "  - {row: D-29, class: decided, relax: [additionalProperties]}\n", "", 1)
+	if got := traced([]byte(one)); !slices.Equal(got, []string{"/x/additionalProperties"}) {
+		t.Errorf("one mark: untraced %v, want [/x/additionalProperties]", got)
+	}
 }

@@ -15,9 +15,36 @@ export type Status = components["schemas"]["EvaluationStatus"];
 
 export const statuses: Status[] = ["pending", "running", "completed", "failed"];
 
+// The chunk is a union keyed by `type` (D-03): narrowing on it gives each
+// shape its fields, typed (a token's content is a string, an error's
+// message too, neither optional).
 export function tokenText(chunks: Chunk[]): string {
-  return chunks.filter((c) => c.type === "token").map((c) => c.content ?? "").join("");
+  let text = "";
+  for (const c of chunks) {
+    switch (c.type) {
+      case "token":
+      case "delta": {
+        const piece: string = c.content;
+        text += piece;
+        break;
+      }
+      case "error": {
+        const why: string = c.message;
+        throw new Error(why);
+      }
+      case "done":
+        console.log(`${c.tokens_used ?? 0} tokens in ${c.latency_ms ?? 0} ms`);
+        break;
+    }
+  }
+  return text;
 }
+type TokenChunk = Extract<Chunk, { type: "token" }>;
+export type TokenIsAShapeOfItsOwn = Assert<[TokenChunk] extends [never] ? false : true>;
+// @ts-expect-error an error chunk names what failed (D-03)
+export const errorWithoutMessage: Extract<Chunk, { type: "error" }> = { type: "error" };
+// @ts-expect-error "message" is no chunk type of the contract (D-03)
+export const unknownChunk: Chunk = { type: "message", content: "x" };
 
 // The seed's §4.1 table makes `model_name` and `dataset_id` (a string)
 // required; these assertions stop compiling if the generated type makes
@@ -71,3 +98,22 @@ export const evaluationWithoutModel: EvaluationBody = { name: "Weekly check" };
 export const modelWithoutDataset: ModelBody = { model_name: "HR bot" };
 // @ts-expect-error model_name is required (§4.1)
 export const modelWithoutName: ModelBody = { dataset_id: "12" };
+
+// Request bodies are closed (D-29): a misspelt field does not compile, at
+// the top of a body or inside one of its objects the contract lists the
+// keys of. Answers stay open (the reference lets them carry more, §2).
+// @ts-expect-error titel is not a field of a new conversation (title is)
+export const conversationTypo: ConversationBody = { model_id: 42, titel: "Leave questions" };
+// @ts-expect-error temprature is not a field of an inference (temperature is)
+export const inferenceTypo: InferenceBody = { query: "Hi", model_id: 42, temprature: 0.2 };
+// @ts-expect-error descripton is not a field of a new model (description is)
+export const modelTypo: ModelBody = { model_name: "HR bot", dataset_id: "12", descripton: "x" };
+// @ts-expect-error benchmark is not a field of a new evaluation (benchmark_type is)
+export const evaluationTypo: EvaluationBody = { name: "Weekly check", model_id: 42, benchmark: "beir" };
+// @ts-expect-error widht is not a key of image_parameters (width is)
+export const imageTypo: InferenceBody = { query: "Hi", model_id: 42, image_parameters: { widht: 512 } };
+// persona and an evaluation's config are open maps (D-18, D-09): any key compiles.
+export const openPersona: InferenceBody = { query: "Hi", model_id: 42, persona: { name: "Ada", mood: "calm" } };
+export const openConfig: EvaluationBody = { name: "Weekly check", model_id: 42, config: { retries: 2 } };
+// An answer may carry fields the contract does not list.
+export const modelWithMore: Model = { id: 7, name: "HR bot", shiny_new_field: true };

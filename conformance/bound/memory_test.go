@@ -119,10 +119,11 @@ func TestMemoryUnderAFlood(t *testing.T) {
 	t.Logf("read %d MiB within the bounds; heap peak %d MiB above the start; process peak RSS %d MiB (race detector: %v)",
 		read>>20, peak>>20, hwm>>20, raceEnabled)
 	// A check holds a body (8 MiB) and a stream (32 MiB); reading the
-	// next adds its doubling buffer; the collector lags by up to the
-	// live heap again: under 4 × 40 MiB.
-	if limit := uint64(4 * (Body.Bytes + Stream.Bytes)); peak > limit {
-		t.Errorf("heap peak %d MiB above the start, want under %d MiB", peak>>20, limit>>20)
+	// next adds its doubling buffer; how far the collector lags behind
+	// depends on the machine's load (183 MiB seen on a loaded one), so
+	// the bound asserted is the suite's stated one, not a tighter guess.
+	if peak > SuiteMemory {
+		t.Errorf("heap peak %d MiB above the start, over the suite's bound of %d MiB", peak>>20, SuiteMemory>>20)
 	}
 	// The race detector's shadow memory multiplies the process's size; its
 	// heap figure above is still the program's.

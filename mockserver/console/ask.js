@@ -119,6 +119,7 @@ async function ask(ev) {
         break;
       }
       case 'token':
+      case 'delta': // another spelling of a token (D-03)
         if (typeof c.content === 'string') answer.appendData(c.content);
         tokens++;
         say(out, 'Streaming… ' + tokens + ' token(s) so far');

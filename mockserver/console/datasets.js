@@ -5,6 +5,21 @@ import { $, el, bytes, emptyRow, enc, fillSelect, fresh, labelCells, say } from 
 import { act, call, confirmed, envelope, errText, latest, req } from './http.js';
 
 let datasets = [];
+const listeners = [];
+
+// onDatasets calls fn after every new list of datasets (the models panel
+// names each model's dataset from it).
+export function onDatasets(fn) {
+  listeners.push(fn);
+}
+
+// datasetLabel names a dataset by its name and id, or by its id alone when
+// the list does not hold it (not read yet, or deleted).
+export function datasetLabel(id) {
+  if (id === null || id === undefined) return '';
+  const d = datasets.find((x) => String(x.id) === String(id));
+  return d ? d.name + ' (#' + d.id + ')' : '#' + id;
+}
 
 // loadDatasets lists the datasets; auto marks a call the user did not ask for.
 export async function loadDatasets(auto) {
@@ -21,6 +36,7 @@ export async function refreshDatasets() {
 
 export function clearDatasets() {
   datasets = [];
+  for (const fn of listeners) fn();
   $('ds-failures').replaceChildren();
 }
 
@@ -47,6 +63,7 @@ function render() {
   const items = datasets.map((d) => [d.id, d.name + ' (#' + d.id + ')']);
   fillSelect($('ds-target'), items, items.length ? '' : 'No datasets');
   fillSelect($('md-dataset'), items, items.length ? '' : 'No datasets');
+  for (const fn of listeners) fn();
 }
 
 function deleteDataset(button, d) {

@@ -30,10 +30,37 @@ export function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-// say shows an outcome; kind is ok, error, warn or wait (or none).
+// say shows an outcome; kind is ok, error, warn or wait (or none). A new
+// message ends what an old one was about (sayAbout).
 export function say(out, text, kind) {
   setText(out, text);
   out.className = 'msg' + (kind ? ' ' + kind : '');
+  delete out.dataset.about;
+}
+
+// about marks the message in out as a statement about one resource in one
+// state ({ id, status, label, tail }): when a later list shows it in
+// another state, movedOn replaces the message, so "status pending" or a
+// 409 about a running evaluation never outlives the state it describes.
+export function about(out, what) {
+  out.dataset.about = JSON.stringify(what);
+}
+
+// movedOn checks the message in out against the resources just listed: a
+// resource in another state replaces it ("<label> is now <status><tail>.",
+// still followed), one no longer listed ends it.
+export function movedOn(out, list) {
+  if (!out.dataset.about) return;
+  let a;
+  try { a = JSON.parse(out.dataset.about); } catch (e) { delete out.dataset.about; return; }
+  const r = list.find((x) => String(x.id) === String(a.id));
+  if (!r) {
+    say(out, '');
+    return;
+  }
+  if (r.status === a.status) return;
+  say(out, a.label + ' is now ' + (r.status || 'without a status') + (a.tail || '') + '.', r.status === 'failed' ? 'warn' : 'ok');
+  about(out, { ...a, status: r.status, tail: '' });
 }
 
 export function badge(status) {

@@ -2,8 +2,8 @@
 // example, delete. A running evaluation is polled (GET of the evaluation)
 // and shows how long it has run; its Delete can be tried, and the API's
 // refusal (409) is shown as the API words it.
-import { $, el, badge, emptyRow, enc, fresh, labelCells, say, setText } from './dom.js';
-import { act, call, confirmed, envelope, errText, latest, req } from './http.js';
+import { $, el, badge, emptyRow, enc, fresh, labelCells, movedOn, say, setText } from './dom.js';
+import { ApiError, act, call, confirmed, envelope, errText, latest, req } from './http.js';
 
 const POLL_MS = 1000;
 const METRICS = [['faithfulness', 'faithfulness'], ['answer_relevancy', 'relevancy'], ['context_precision', 'precision'], ['context_recall', 'recall']];
@@ -63,6 +63,14 @@ function scores(e) {
   return METRICS.map(([k, label]) => label + ' ' + (typeof s[k] === 'number' ? s[k].toFixed(2) : '–'));
 }
 
+// scoreCells lists the scores one per line, or a failed run's reason as
+// text that wraps: the column stays narrow enough for the table to fit.
+function scoreCells(e) {
+  const r = e && e.results;
+  if (r && r.error) return [el('div', { className: 'why' }, String(r.error))];
+  return scores(e).map((line) => el('div', {}, line));
+}
+
 // progress is what the API tells of a run under way: since when it runs
 // (started_at) and over how many questions (question_count).
 function progress(e) {
@@ -82,10 +90,10 @@ function render() {
     const running = e.status === 'running';
     return el('tr', {},
       el('td', { className: 'num' }, e.id),
-      el('td', {}, el('div', {}, e.name), el('div', { className: 'hint' }, model)),
+      el('td', { className: 'name' }, el('div', {}, e.name), el('div', { className: 'hint' }, model)),
       el('td', {}, badge(e.status), running ? progress(e) : null),
-      el('td', { className: 'scores' }, ...scores(e).map((line) => el('div', {}, line))),
-      el('td', {}, el('div', { className: 'actions' },
+      el('td', { className: 'scores' }, ...scoreCells(e)),
+      el('td', {}, el('div', { className: 'actions stack' },
         e.status === 'pending' ? button('Start', '', 'Start evaluation ' + e.name, startEvaluation) : null,
         running ? null : button('RAGAS example', '', 'Run the RAGAS example on evaluation ' + e.name, runRagas),
         button('Delete', 'danger', 'Delete evaluation ' + e.name, deleteEvaluation))));
@@ -94,7 +102,11 @@ function render() {
   labelCells($('ev-rows'));
   fresh('evaluations', evaluations.map((e, i) => [e.id, rows[i]]));
   if (total > evaluations.length) say($('ev-msg'), 'Showing ' + evaluations.length + ' of ' + total + '.');
+  else movedOn($('ev-msg'), evaluations);
 }
+
+// aboutEvaluation is what a message about e in status says when e moves on.
+const aboutEvaluation = (e, status, tail) => ({ id: e.id, status, label: 'Evaluation ' + e.name, tail });
 
 // schedulePoll reads every running evaluation each second; when one of
 // them has moved on, the list is read again.
@@ -138,7 +150,7 @@ function createEvaluation(ev) {
     const e = await envelope(await call('/api/v1/evaluations', req('POST', body)));
     form.reset();
     await loadEvaluations('refresh');
-    return 'Created evaluation ' + e.name + ' (#' + e.id + '), status ' + e.status + '.';
+    return { text: 'Created evaluation ' + e.name + ' (#' + e.id + '), status ' + e.status + '.', about: aboutEvaluation(e, e.status) };
   });
 }
 
@@ -146,7 +158,7 @@ function startEvaluation(button, e) {
   return act(button, $('ev-msg'), async () => {
     const r = await envelope(await call(`/api/v1/evaluations/${enc(e.id)}/start`, req('POST')));
     await loadEvaluations('refresh');
-    return (r && r.message ? r.message : 'Started') + ': ' + e.name;
+    return { text: (r && r.message ? r.message : 'Started') + ': ' + e.name, about: aboutEvaluation(e, 'running') };
   });
 }
 
@@ -163,7 +175,14 @@ function runRagas(button, e) {
 function deleteEvaluation(button, e) {
   if (!confirmed('Delete evaluation ' + e.name + '?' + (e.status === 'running' ? ' It is running: the API may refuse (409).' : ''))) return;
   return act(button, $('ev-msg'), async () => {
-    const r = await envelope(await call(`/api/v1/evaluations/${enc(e.id)}`, req('DELETE')));
+    let r;
+    try {
+      r = await envelope(await call(`/api/v1/evaluations/${enc(e.id)}`, req('DELETE')));
+    } catch (err) {
+      // A refusal states the evaluation's state: it holds while that does.
+      if (err instanceof ApiError && err.status === 409) err.about = aboutEvaluation(e, e.status, ': the 409 no longer holds');
+      throw err;
+    }
     await loadEvaluations('refresh');
     return (r && r.message ? r.message : 'Deleted') + ': ' + e.name;
   });

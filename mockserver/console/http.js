@@ -1,7 +1,7 @@
 // How the console calls the mock: the key in use, the mock controls of the
 // operation called, the header that marks the console's own refreshes, the
 // waiting state of slow calls, and the reading of the answer's envelope.
-import { $, say, setText } from './dom.js';
+import { $, about, say, setText } from './dom.js';
 
 // WAIT_MS: a call still unanswered after this long shows its waiting state.
 const WAIT_MS = 300;
@@ -102,7 +102,9 @@ export function errText(e) {
 
 // act runs one user action: the button is disabled meanwhile, a wait
 // longer than WAIT_MS is shown in out with its duration, and the outcome
-// is shown there: fn returns a text (ok) or { text, kind }.
+// is shown there: fn returns a text (ok) or { text, kind, about }, or
+// throws an error (with an about of its own when it states a resource's
+// state: see about in dom.js).
 export async function act(button, out, fn) {
   say(out, ''); // an old message no longer describes the state
   if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }
@@ -117,9 +119,11 @@ export async function act(button, out, fn) {
     if (typeof r === 'string') say(out, r, 'ok');
     else if (r && r.text) say(out, r.text, r.kind || 'ok');
     else say(out, '');
+    if (r && r.about) about(out, r.about);
   } catch (e) {
     clearInterval(tick);
     say(out, errText(e), 'error');
+    if (e && e.about) about(out, e.about);
   } finally {
     clearInterval(tick);
     if (button) {

@@ -1,7 +1,10 @@
 // The Inspector: the request journal of this key (GET /admin/requests),
 // filtered by method, path and status; the console's own refreshes (sent
 // with X-Mock-Console, which the journal records like any header) are
-// hidden unless asked for. A stream a fault ended is named (stream.fault).
+// hidden unless asked for, or unless an override answered one. A stream a
+// fault ended is named (stream.fault), a CORS preflight as such, the
+// fields a body sent that the contract does not name (unknown_fields,
+// D-29), and which use of an override a call spent.
 import { $, el, bytes, emptyRow, enc, fresh, labelCells, say, setText } from './dom.js';
 import { ApiError, act, call, confirmed, envelope, errText, req, state } from './http.js';
 
@@ -20,6 +23,8 @@ const own = (e) => {
 };
 
 const faultOf = (e) => (e.response && e.response.stream && e.response.stream.fault) || '';
+const unknownOf = (e) => (Array.isArray(e.unknown_fields) ? e.unknown_fields : []).concat(e.unknown_fields_more ? ['and ' + e.unknown_fields_more + ' more'] : []);
+const overrideText = (o) => 'override ' + o.id + (o.use ? ', use ' + o.use : '');
 
 // inspectSoon reads the new journal entries shortly after a call, once
 // for a burst of calls.
@@ -30,7 +35,7 @@ export function inspectSoon(path) {
 
 async function loadJournal() {
   const key = state.key;
-  const resp = await call(`/admin/requests?since=${enc(lastId)}`, req('GET'));
+  const resp = await call(`/admin/requests?preflight=true&since=${enc(lastId)}`, req('GET'));
   if (resp.status === 401) { state.onRefused(); throw new ApiError(401, 'the key was refused'); }
   const data = await envelope(resp);
   if (key !== state.key) return;
@@ -66,19 +71,24 @@ function shown() {
   const path = $('in-path').value.trim().toLowerCase();
   const status = $('in-filter').value;
   const withOwn = $('in-own').checked;
+  const withPreflights = $('in-preflight').checked;
   let hidden = 0;
   const out = journal.filter((e) => {
     if (method && e.method !== method) return false;
     if (path && !(e.path + (e.query ? '?' + e.query : '')).toLowerCase().includes(path)) return false;
     if (status && String(e.status)[0] !== status[0]) return false;
-    if (!withOwn && own(e)) { hidden++; return false; }
+    if (!withPreflights && e.preflight) return false;
+    // A call an override answered always shows: a use it spent is never hidden.
+    if (!withOwn && own(e) && !e.override) { hidden++; return false; }
     return true;
   });
   return [out, hidden];
 }
 
 const rowLabel = (e) => 'Call ' + e.id + ': ' + e.method + ' ' + e.path + ', status ' + e.status +
-  (faultOf(e) ? ', ' + FAULTS[faultOf(e)] : '') + (e.override ? ', answered by override ' + e.override.id : '');
+  (e.preflight ? ', a CORS preflight' : '') + (faultOf(e) ? ', ' + FAULTS[faultOf(e)] : '') +
+  (e.override ? ', answered by ' + overrideText(e.override) : '') +
+  (unknownOf(e).length ? ', fields the contract does not name: ' + unknownOf(e).join(', ') : '');
 
 function render(grew) {
   const [list, hidden] = shown();
@@ -91,7 +101,9 @@ function render(grew) {
   el('td', { className: 'wrap' }, e.path + (e.query ? '?' + e.query : '')),
   el('td', {}, el('span', { className: 'badge ' + statusClass(e.status) }, e.status),
     faultOf(e) ? el('span', { className: 'fault' }, FAULTS[faultOf(e)] || faultOf(e)) : null,
-    e.override ? el('span', { className: 'override' }, 'override ' + e.override.id) : null),
+    e.override ? el('span', { className: 'override' }, overrideText(e.override)) : null,
+    e.preflight ? el('span', { className: 'preflight' }, 'CORS preflight') : null,
+    unknownOf(e).length ? el('span', { className: 'unknown' }, 'unknown field' + (unknownOf(e).length > 1 ? 's' : '') + ': ' + unknownOf(e).join(', ')) : null),
   el('td', { className: 'num' }, typeof e.duration_ms === 'number' ? e.duration_ms.toFixed(1) : '')));
   $('in-rows').replaceChildren(...(rows.length ? rows : [emptyRow(5, journal.length ? 'No call matches the filters.' : 'No calls yet.')]));
   labelCells($('in-rows'));
@@ -120,7 +132,9 @@ function pick(id, quiet) {
   $('in-detail').replaceChildren(
     el('h3', {}, 'Call ' + e.id + ': ' + e.method + ' ' + e.path + (e.query ? '?' + e.query : '') + ' → ' + e.status + (fault ? ', ' + FAULTS[fault] : '') + ' in ' + e.duration_ms + ' ms'),
     el('p', { className: 'hint' }, e.time + (own(e) ? ' · sent by the console by itself' : '') +
-      (e.override ? ' · answered by override ' + e.override.id + ' (' + e.override.kind + ')' : '')),
+      (e.override ? ' · answered by ' + overrideText(e.override) + ' (' + e.override.kind + ')' : '') +
+      (e.preflight ? ' · a CORS preflight: the browser asked whether the page may send this call (no key); the call follows it' : '')),
+    unknownOf(e).length ? el('p', { className: 'msg warn' }, 'The body sent fields the contract does not name; the mock ignored them (D-29): ' + unknownOf(e).join(', ')) : null,
     el('div', { className: 'row' }, copy, el('span', { id: 'in-copied', className: 'hint', role: 'status' })),
     el('pre', { className: 'curl' }, e.curl),
     el('h3', {}, 'Request headers'), el('pre', {}, headerText(e.request.headers)),
@@ -128,7 +142,7 @@ function pick(id, quiet) {
     el('h3', {}, 'Response headers'), el('pre', {}, headerText(e.response.headers)),
     ...(st ? [
       el('h3', {}, 'Streamed chunks: ' + st.chunk_count + (st.truncated ? ' (the journal kept ' + st.chunks.length + ')' : '') + (fault ? '; ended by the fault "' + fault + '"' : '')),
-      el('ol', { className: 'chunks' }, ...st.chunks.map((c) => el('li', {}, c.replace(/\n+$/, '')))),
+      el('ol', { className: 'chunks' }, ...st.chunks.map((c, i) => el('li', {}, el('span', { className: 'n', 'aria-hidden': 'true' }, String(i + 1)), el('span', {}, c.replace(/\n+$/, ''))))),
     ] : [el('h3', {}, 'Response body, ' + sizeNote(e.response)), el('pre', {}, e.response.body || '(none)')]));
 }
 
@@ -153,7 +167,7 @@ function clearJournal(ev) {
 
 export function wireInspector() {
   $('in-refresh').addEventListener('click', (ev) => act(ev.currentTarget, $('in-msg'), () => loadJournal().then(() => 'Refreshed.')));
-  for (const id of ['in-method', 'in-filter', 'in-own']) $(id).addEventListener('change', () => render(false));
+  for (const id of ['in-method', 'in-filter', 'in-own', 'in-preflight']) $(id).addEventListener('change', () => render(false));
   $('in-path').addEventListener('input', () => render(false));
   $('in-clear').addEventListener('click', clearJournal);
 }

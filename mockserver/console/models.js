@@ -1,8 +1,9 @@
 // The models panel: list (polled every second while one trains), create
 // from a dataset, delete. It fills the model pickers of Ask and Evaluations.
-import { $, el, badge, emptyRow, enc, fillSelect, fresh, labelCells, say, setText } from './dom.js';
+import { $, el, badge, emptyRow, enc, fillSelect, fresh, labelCells, movedOn, say, setText } from './dom.js';
 import { act, call, confirmed, envelope, errText, latest, req } from './http.js';
 import { refreshConversations } from './ask.js';
+import { datasetLabel, onDatasets } from './datasets.js';
 
 const POLL_MS = 1000;
 const SETTLED = new Set(['ready', 'completed', 'failed']);
@@ -49,10 +50,19 @@ export function clearModels() {
   models = [];
 }
 
+// graph shows the knowledge graph's build: a bar while it may go on, and
+// where it stopped when it failed (a full-looking bar would read as done).
+function graph(m) {
+  const p = typeof m.graph_build_progress === 'number' ? Math.max(0, Math.min(100, m.graph_build_progress)) : 0;
+  if (m.graph_status === 'failed' || m.status === 'failed') {
+    return [badge(m.graph_status || m.status), ' ', el('span', { className: 'stopped' }, 'stopped at ' + p + '%')];
+  }
+  const bar = el('progress', { max: 100, value: p, 'aria-label': 'Knowledge graph of ' + m.name + ': ' + p + ' percent' });
+  return [badge(m.graph_status), ' ', bar, ' ', p + '%'];
+}
+
 function render() {
   const rows = models.map((m) => {
-    const p = typeof m.graph_build_progress === 'number' ? Math.max(0, Math.min(100, m.graph_build_progress)) : 0;
-    const bar = el('progress', { max: 100, value: p, 'aria-label': 'Knowledge graph of ' + m.name + ': ' + p + ' percent' });
     const del = el('button', {
       type: 'button', className: 'small danger', 'aria-label': 'Delete model ' + m.name,
       on: { click: (ev) => deleteModel(ev.currentTarget, m) },
@@ -60,14 +70,15 @@ function render() {
     return el('tr', {},
       el('td', { className: 'num' }, m.id),
       el('td', {}, m.name),
-      el('td', { className: 'num' }, m.dataset_id === null || m.dataset_id === undefined ? '' : m.dataset_id),
+      el('td', { className: 'wrap' }, datasetLabel(m.dataset_id)),
       el('td', {}, badge(m.status)),
-      el('td', {}, badge(m.graph_status), ' ', bar, ' ', p + '%'),
+      el('td', {}, ...graph(m)),
       el('td', {}, el('div', { className: 'actions' }, del)));
   });
   $('md-rows').replaceChildren(...(rows.length ? rows : [emptyRow(6, 'No models.')]));
   labelCells($('md-rows'));
   fresh('models', models.map((m, i) => [m.id, rows[i]]));
+  movedOn($('md-msg'), models);
   const items = models.map((m) => [m.id, m.name + ' (#' + m.id + ', ' + (m.status || 'no status') + ')']);
   const changed = fillSelect($('ask-model'), items, items.length ? '' : 'No models');
   fillSelect($('ev-model'), items, items.length ? '' : 'No models');
@@ -103,11 +114,15 @@ function createModel(ev) {
     const m = await envelope(await call('/api/v1/user/model', req('POST', body)));
     $('md-name').value = '';
     await loadModels('refresh');
-    return 'Created model ' + m.name + ' (#' + m.id + '), status ' + m.status + '.';
+    return {
+      text: 'Created model ' + m.name + ' (#' + m.id + '), status ' + m.status + '.',
+      about: { id: m.id, status: m.status, label: 'Model ' + m.name + ' (#' + m.id + ')' },
+    };
   });
 }
 
 export function wireModels() {
+  onDatasets(() => { if (models.length) render(); });
   $('md-refresh').addEventListener('click', (ev) => act(ev.currentTarget, $('md-msg'), () => loadModels().then(() => 'Refreshed.')));
   $('md-create').addEventListener('submit', createModel);
 }

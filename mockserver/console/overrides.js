@@ -57,14 +57,17 @@ function render() {
       on: { click: (ev) => removeOne(ev.currentTarget, o) },
     }, 'Remove');
     const m = o.match || {};
+    const only = Object.entries(m.headers || {}).map(([k, v]) => k + ': ' + v).concat(m.console ? ['the console\'s own calls too'] : []);
     return el('tr', {},
       el('td', { className: 'num' }, o.id),
-      el('td', { className: 'wrap' }, el('div', {}, o.operation), el('div', { className: 'hint' }, m.method + ' ' + m.path)),
+      el('td', { className: 'wrap' }, el('div', {}, o.operation), el('div', { className: 'hint' }, m.method + ' ' + m.path),
+        only.length ? el('div', { className: 'hint' }, 'only: ' + only.join('; ')) : null),
       el('td', { className: 'wrap' }, answer(o.respond), o.documented === false ? el('div', { className: 'hint' }, 'not a status the contract documents here') : null),
       el('td', { className: 'num' }, o.remaining === null || o.remaining === undefined ? 'until removed' : o.remaining),
+      el('td', { className: 'num' }, typeof o.used === 'number' ? o.used : ''),
       el('td', {}, el('div', { className: 'actions' }, del)));
   });
-  $('ov-rows').replaceChildren(...(rows.length ? rows : [emptyRow(5, 'No overrides: every call is served as usual.')]));
+  $('ov-rows').replaceChildren(...(rows.length ? rows : [emptyRow(6, 'No overrides: every call is served as usual.')]));
   labelCells($('ov-rows'));
   fresh('overrides', overrides.map((o, i) => [o.id, rows[i]]));
 }
@@ -113,6 +116,9 @@ function addOverride(ev) {
     const op = opById($('ov-op').value);
     if (!op) throw new Error('pick an operation first');
     const body = { match: { method: op.method, path: $('ov-path').value.trim() }, respond: respond() };
+    const origin = $('ov-origin').value.trim();
+    if (origin) body.match.headers = { Origin: origin };
+    if ($('ov-console').checked) body.match.console = true;
     const times = $('ov-times').value.trim();
     if (times) body.times = Number(times);
     const o = await envelope(await call('/admin/overrides', req('POST', body)));

@@ -24,6 +24,10 @@ type message struct {
 	role      string
 	content   string
 	createdAt time.Time
+	// pending marks an answer still being streamed: its place is kept (a
+	// question asked meanwhile comes after it), but it is not shown, saved
+	// or counted until SettleAnswer gives it the text that was sent (D-30).
+	pending bool
 }
 
 // ConversationView is a conversation as the API shows it (seed §2.4, D-09).
@@ -49,11 +53,13 @@ type MessageView struct {
 func (c *conversation) view() ConversationView {
 	v := ConversationView{
 		ID: c.id, ModelID: c.modelID, CreatedAt: c.createdAt, UpdatedAt: c.updatedAt,
-		TotalMessages: len(c.messages), Title: c.title,
+		Title: c.title,
 	}
-	if n := len(c.messages); n > 0 {
-		last := c.messages[n-1]
-		v.Message, v.MessageTimestamp = last.content, ptr(last.createdAt)
+	for _, m := range c.messages {
+		if !m.pending {
+			v.TotalMessages++
+			v.Message, v.MessageTimestamp = m.content, ptr(m.createdAt)
+		}
 	}
 	return v
 }
@@ -139,7 +145,9 @@ func (a *Account) Messages(id string) ([]MessageView, error) {
 func (c *conversation) messageViews() []MessageView {
 	out := make([]MessageView, 0, len(c.messages))
 	for _, m := range c.messages {
-		out = append(out, MessageView{ID: m.id, Role: m.role, Content: m.content, CreatedAt: m.createdAt})
+		if !m.pending {
+			out = append(out, MessageView{ID: m.id, Role: m.role, Content: m.content, CreatedAt: m.createdAt})
+		}
 	}
 	return out
 }
@@ -151,10 +159,13 @@ func (a *Account) conversation(id string) (*conversation, error) {
 	return nil, apierr.New(apierr.NotFound, "conversation %s not found", quoteID(id))
 }
 
-// appendMessage records one message in c; the caller holds a.mu.
-func (a *Account) appendMessage(c *conversation, role, content string, at time.Time) {
-	c.messages = append(c.messages, message{id: a.newUUID(), role: role, content: content, createdAt: at})
+// appendMessage records one message in c and returns its id; the caller
+// holds a.mu.
+func (a *Account) appendMessage(c *conversation, role, content string, at time.Time, pending bool) string {
+	m := message{id: a.newUUID(), role: role, content: content, createdAt: at, pending: pending}
+	c.messages = append(c.messages, m)
 	c.updatedAt = at
+	return m.id
 }
 
 // Conversation returns one conversation.

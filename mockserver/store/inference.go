@@ -15,6 +15,10 @@ type Question struct {
 	MaxTokens      int
 	Length         string
 	BaseModel      bool
+	// Streamed says the answer goes out as a stream: its message in the
+	// conversation waits for SettleAnswer, which gives it the text that
+	// was sent (D-30). Otherwise the whole answer is stored at once.
+	Streamed bool
 }
 
 // Reply is the composed answer with what the stream's last chunk reports.
@@ -27,14 +31,19 @@ type Reply struct {
 	// Passages are the retrieved passages the answer drew on (the stream's
 	// context chunk).
 	Passages []retrieval.Passage
+	// AnswerID is the id of the streamed answer's message, which waits for
+	// SettleAnswer ("" without a conversation or a stream).
+	AnswerID string
 }
 
 // passagesPerAnswer is how many passages retrieval hands to the composer.
 const passagesPerAnswer = 6
 
 // Ask answers a question from the model's data (D-23). With a conversation,
-// the question and the answer are stored in it before the answer is sent, so
-// a client that leaves mid-stream still finds the exchange.
+// the question is stored in it at once; the answer too when it goes out
+// whole, and when streamed only once SettleAnswer says what was sent
+// (D-30): a stream cut or left halfway keeps half an answer, never text the
+// client did not get.
 func (a *Account) Ask(q Question) (Reply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -67,10 +76,44 @@ func (a *Account) Ask(q Question) (Reply, error) {
 	if thread == "" {
 		thread = a.newUUID()
 	}
+	var answerID string
 	if conv != nil {
 		now := a.now()
-		a.appendMessage(conv, "user", q.Query, now)
-		a.appendMessage(conv, "assistant", ans.Text, now)
+		a.appendMessage(conv, "user", q.Query, now, false)
+		if q.Streamed {
+			// Its place is kept; its text is what SettleAnswer is told.
+			answerID = a.appendMessage(conv, "assistant", "", now, true)
+		} else {
+			a.appendMessage(conv, "assistant", ans.Text, now, false)
+		}
 	}
-	return Reply{Answer: ans, ModelID: m.id, ModelName: m.name, ConversationID: q.ConversationID, ThreadID: thread, Passages: passages}, nil
+	return Reply{Answer: ans, ModelID: m.id, ModelName: m.name, ConversationID: q.ConversationID, ThreadID: thread, Passages: passages, AnswerID: answerID}, nil
+}
+
+// SettleAnswer gives a streamed answer's message (Reply.AnswerID) the text
+// the stream sent before it ended, however it ended; with no text the
+// message is dropped (the conversation keeps the question alone). A
+// conversation deleted meanwhile, or an answer settled already, is left as
+// it is.
+func (a *Account) SettleAnswer(conversationID, answerID, sent string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.conversations[conversationID]
+	if c == nil {
+		return
+	}
+	for i := range c.messages {
+		m := &c.messages[i]
+		if m.id != answerID || !m.pending {
+			continue
+		}
+		a.store.touch()
+		if sent == "" {
+			c.messages = append(c.messages[:i], c.messages[i+1:]...)
+			return
+		}
+		m.content, m.pending = sent, false
+		c.updatedAt = a.now()
+		return
+	}
 }

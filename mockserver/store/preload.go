@@ -76,7 +76,7 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 		at := now.Add(-time.Duration(len(b.Set.Conversations)-i) * time.Minute)
 		c := &conversation{id: a.newUUID(), seq: a.nextSeq(), modelID: m.id, title: fc.Title, createdAt: at, updatedAt: at}
 		for j, msg := range fc.Messages {
-			a.appendMessage(c, msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second))
+			a.appendMessage(c, msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second), false)
 		}
 		a.conversations[c.id] = c
 	}

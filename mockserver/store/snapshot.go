@@ -177,6 +177,9 @@ func (a *Account) snapshot() accountSnap {
 			Messages: make([]messageSnap, 0, len(c.messages)),
 		}
 		for _, m := range c.messages {
+			if m.pending {
+				continue // an answer still streaming: a restart ends its stream, so none
+			}
 			cs.Messages = append(cs.Messages, messageSnap{ID: m.id, Role: m.role, Content: m.content, CreatedAt: m.createdAt})
 		}
 		out.Conversations = append(out.Conversations, cs)
