@@ -10,20 +10,15 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"contractkit/conformance/exchange"
 	"contractkit/coverage"
-	"contractkit/internal/curl"
 	"contractkit/spec"
 )
-
-// curlBodyLimit bounds the body written into a curl command; a larger body
-// is elided (the check that sent it says how it was built).
-const curlBodyLimit = 8192
 
 // Auth says which Authorization header a request carries.
 type Auth int
@@ -52,7 +47,7 @@ type Request struct {
 	Body        []byte
 	ContentType string
 	// Form is sent as multipart/form-data.
-	Form *Form
+	Form *exchange.Form
 	// Header holds extra request headers (Accept, ...).
 	Header http.Header
 	Auth   Auth
@@ -63,38 +58,6 @@ type Request struct {
 	NoRetry bool
 }
 
-// Form is a multipart/form-data body: fields in order, then files.
-type Form struct {
-	Fields []FormField
-	Files  []FormFile
-}
-
-// FormField is one text part.
-type FormField struct{ Name, Value string }
-
-// FormFile is one file part. Source, when set, is the file's path relative
-// to the repository root, used to render a curl command that re-reads it.
-type FormFile struct {
-	Field, Name string
-	Content     []byte
-	Source      string
-}
-
-// shellValue renders v as a shell word: a key becomes a reference to its
-// environment variable inside double quotes, anything else single-quoted.
-func (r *Redactor) shellValue(v string) string {
-	for _, k := range r.secrets {
-		if strings.Contains(v, k.value) {
-			return curl.Ref(v, k.value, strings.TrimPrefix(k.envVar, "$"), r.String)
-		}
-	}
-	return shellQuote(v)
-}
-
-func shellQuote(s string) string { return curl.Quote(s) }
-
-func doubleQuoteEscape(s string) string { return curl.EscapeDouble(s) }
-
 // Client sends the suite's requests and records each exchange. It is safe
 // for use by one spec at a time (Ginkgo runs the suite serially here).
 type Client struct {
@@ -102,11 +65,11 @@ type Client struct {
 	key     string
 	key2    string
 	http    *http.Client
-	redact  *Redactor
+	redact  *exchange.Redactor
 	timeout time.Duration
 
 	mu  sync.Mutex // guards log
-	log []*Exchange
+	log []*exchange.Exchange
 
 	// retries counts the requests repeated after a 429 (see retryAfter).
 	retries atomic.Int64
@@ -124,7 +87,7 @@ func NewClient(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 		key:     key,
 		key2:    key2,
 		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		redact:  NewRedactor(key, key2),
+		redact:  exchange.NewRedactor(key, key2),
 		timeout: timeout,
 		// Coverage counts what the contract as written documents; the
 		// declared view relaxes some schemas whole, which would hide
@@ -144,13 +107,13 @@ func (c *Client) Reset() {
 }
 
 // Log returns the exchanges since the last Reset.
-func (c *Client) Log() []*Exchange {
+func (c *Client) Log() []*exchange.Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]*Exchange(nil), c.log...)
+	return append([]*exchange.Exchange(nil), c.log...)
 }
 
-func (c *Client) record(x *Exchange) {
+func (c *Client) record(x *exchange.Exchange) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.log = append(c.log, x)
@@ -160,7 +123,7 @@ func (c *Client) record(x *Exchange) {
 // in Exchange.Error (Status 0), never returned: checks report it. A 429
 // with Retry-After is waited out and r repeated (retryAfter); each attempt
 // has the client's timeout, the waits are bounded by ctx.
-func (c *Client) Do(ctx context.Context, r Request) *Exchange {
+func (c *Client) Do(ctx context.Context, r Request) *exchange.Exchange {
 	resp, x, done := c.attempts(ctx, r, c.timeout)
 	defer done()
 	if resp != nil {
@@ -172,7 +135,7 @@ func (c *Client) Do(ctx context.Context, r Request) *Exchange {
 // Open sends r and returns the response with its body unread, for a
 // stream; the caller reads it and must call Finish with what it read.
 // cancel ends the request. A 429 is retried as by Do.
-func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *Exchange) {
+func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *exchange.Exchange) {
 	resp, x, _ = c.attempts(ctx, r, 0)
 	return resp, x
 }
@@ -183,7 +146,7 @@ func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *E
 // nil when the request failed or ctx ended during a wait (x says which).
 // A timeout other than 0 bounds each attempt, the reading of its body
 // included: done releases the last attempt once its body is read.
-func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration) (resp *http.Response, x *Exchange, done context.CancelFunc) {
+func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration) (resp *http.Response, x *exchange.Exchange, done context.CancelFunc) {
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
 		actx, cancel := ctx, context.CancelFunc(func() {})
@@ -210,19 +173,19 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 }
 
 // readAll reads and closes the body of resp and records it in x.
-func (c *Client) readAll(x *Exchange, resp *http.Response) {
+func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	c.finish(x, body, err)
 }
 
 // Finish records the body read from a response opened with Open.
-func (c *Client) Finish(x *Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
+func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
 
-func (c *Client) send(ctx context.Context, r Request) (*http.Response, *Exchange) {
+func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
 	body, contentType, shown, curlData, err := encodeBody(r)
 	u := c.url(r.Path, r.Query)
-	x := &Exchange{Method: r.Method, URL: c.redact.String(u), path: r.Path}
+	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: queryString(r.Query)}
 	if err != nil {
 		x.Error = "building the request: " + err.Error()
 		c.record(x)
@@ -251,8 +214,9 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *Exchange
 		req.Header["Authorization"] = []string{r.RawAuth}
 	}
 	x.RequestHeader = c.redact.Header(req.Header)
-	x.RequestBody = c.redact.String(excerpt(shown))
-	x.Curl = c.curl(r.Method, u, req.Header, curlData, r.Form)
+	x.RequestBody = c.redact.String(exchange.Excerpt(shown))
+	x.Sent = body
+	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
 
 	start := time.Now()
 	resp, err := c.http.Do(req)
@@ -267,23 +231,29 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *Exchange
 	return resp, x
 }
 
-func (c *Client) finish(x *Exchange, body []byte, readErr error) {
-	c.cov.Observe(x.Method, x.path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
-	x.raw = body
-	x.ResponseBody = c.redact.String(excerpt(string(body)))
+func (c *Client) finish(x *exchange.Exchange, body []byte, readErr error) {
+	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
+	x.Raw = body
+	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))
 	if readErr != nil {
 		x.Error = "reading the body: " + c.redact.String(readErr.Error())
 	}
 	c.record(x)
 }
 
+// queryString is q as the request sends it.
+func queryString(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return q.Encode()
+}
+
 func (c *Client) url(path string, q url.Values) string {
 	u := *c.base
 	u.Path = strings.TrimRight(u.Path, "/") + path
 	u.RawPath = ""
-	if len(q) > 0 {
-		u.RawQuery = q.Encode()
-	}
+	u.RawQuery = queryString(q)
 	return u.String()
 }
 
@@ -328,42 +298,4 @@ func encodeBody(r Request) (body []byte, contentType, shown string, curlData []b
 		return r.Body, r.ContentType, string(r.Body), r.Body, nil
 	}
 	return nil, "", "", nil, nil
-}
-
-// curl renders a command that repeats the request; the keys appear as
-// references to the environment variables that hold them.
-func (c *Client) curl(method, u string, h http.Header, data []byte, form *Form) string {
-	cmd := curl.Command{Flags: []string{"-sS", "-i"}, Method: method, URL: u, Word: c.redact.shellValue, LiteralFields: true}
-	names := make([]string, 0, len(h))
-	for k := range h {
-		if form != nil && k == "Content-Type" {
-			continue // curl writes its own boundary
-		}
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		for _, v := range h[k] {
-			cmd.Headers = append(cmd.Headers, curl.Header{Name: k, Value: v})
-		}
-	}
-	switch {
-	case form != nil:
-		for _, f := range form.Fields {
-			cmd.Form = append(cmd.Form, curl.Part{Name: f.Name, Value: f.Value})
-		}
-		for _, f := range form.Files {
-			src := f.Source
-			if src == "" {
-				src = f.Name
-			}
-			cmd.Form = append(cmd.Form, curl.Part{Name: f.Field, File: src, FileName: f.Name})
-		}
-	case len(data) > curlBodyLimit:
-		cmd.Tail = []string{"--data-binary", shellQuote(fmt.Sprintf("@body-%dB.json", len(data))),
-			fmt.Sprintf("# a %d-byte body, not shown", len(data))}
-	case data != nil:
-		cmd.Data = data
-	}
-	return cmd.String()
 }

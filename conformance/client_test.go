@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"contractkit/conformance/exchange"
 )
 
 const (
@@ -51,7 +53,7 @@ func TestExchangeNeverShowsTheKeys(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/v1/user/model", JSON: map[string]any{"model_name": "has " + testKey + " inside"}, Auth: AuthKey2},
 		{Method: http.MethodGet, Path: "/api/v1/user/model", Query: url.Values{"k": {testKey}}},
 		{Method: http.MethodGet, Path: "/api/v1/user/model", Auth: AuthRaw, RawAuth: "Token " + testKey},
-		{Method: http.MethodPost, Path: "/api/v1/user/dataset", Form: &Form{Fields: []FormField{{"dataset_name", testKey2}}, Files: []FormFile{fixtureFile("pricing.json")}}},
+		{Method: http.MethodPost, Path: "/api/v1/user/dataset", Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: testKey2}}, Files: []exchange.FormFile{fixtureFile("pricing.json")}}},
 	}
 	for _, r := range reqs {
 		x := c.Do(context.Background(), r)
@@ -62,15 +64,15 @@ func TestExchangeNeverShowsTheKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, shown := range []string{x.String(), x.Line(), x.Curl, string(js), ExchangeLog{x}.String()} {
+		for _, shown := range []string{x.String(), x.Line(), x.Curl, string(js), exchange.Log{x}.String()} {
 			for _, key := range []string{testKey, testKey2} {
 				if strings.Contains(shown, key) {
 					t.Errorf("%s %s: a key appears in the report:\n%s", r.Method, r.Path, shown)
 				}
 			}
 		}
-		if !strings.Contains(string(x.Raw()), "you sent") {
-			t.Errorf("Raw() lost the body: %q", x.Raw())
+		if !strings.Contains(string(x.Raw), "you sent") {
+			t.Errorf("Raw() lost the body: %q", x.Raw)
 		}
 	}
 }
@@ -123,25 +125,12 @@ func TestCurlRendering(t *testing.T) {
 func TestCurlElidesLargeBodies(t *testing.T) {
 	u, _ := url.Parse("http://127.0.0.1:9")
 	c := NewClient(u, testKey, "", time.Second)
-	x := c.Do(context.Background(), Request{Method: http.MethodPost, Path: "/x", Body: []byte(strings.Repeat("a", curlBodyLimit+1)), ContentType: "application/json"})
+	x := c.Do(context.Background(), Request{Method: http.MethodPost, Path: "/x", Body: []byte(strings.Repeat("a", exchange.CurlBodyLimit+1)), ContentType: "application/json"})
 	if len(x.Curl) > 1000 || !strings.Contains(x.Curl, "not shown") {
 		t.Errorf("curl of a large body = %.200s…", x.Curl)
 	}
-	if len(x.RequestBody) > excerptLimit+100 {
+	if len(x.RequestBody) > exchange.ExcerptLimit+100 {
 		t.Errorf("request body excerpt is %d bytes", len(x.RequestBody))
-	}
-}
-
-func TestRedactorPrefersTheLongerKey(t *testing.T) {
-	r := NewRedactor("abc", "abcdef")
-	if got, want := r.String("x abcdef y abc"), "x <redacted:api-key-2> y <redacted:api-key>"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if got, want := r.shellValue("Authorization: Bearer abcdef"), `"Authorization: Bearer $CONFORMANCE_API_KEY_2"`; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-	if got, want := r.shellValue(`say "$x" abc`), `"say \"\$x\" $CONFORMANCE_API_KEY"`; got != want {
-		t.Errorf("got %s, want %s", got, want)
 	}
 }
 
@@ -195,8 +184,8 @@ func TestClientWaitsOutA429(t *testing.T) {
 		t.Fatalf("status %d after %d retries and %d requests, want 200 after 2 and 3", x.Status, c.Retries(), seen.Load())
 	}
 	// The client asks for gzip and reads the body decompressed.
-	if !strings.Contains(string(x.Raw()), `"ok":true`) {
-		t.Errorf("body %q, want the decompressed JSON", x.Raw())
+	if !strings.Contains(string(x.Raw), `"ok":true`) {
+		t.Errorf("body %q, want the decompressed JSON", x.Raw)
 	}
 	if n := len(c.Log()); n != 3 {
 		t.Errorf("log holds %d exchanges, want the two 429s and the 200", n)
@@ -249,8 +238,8 @@ func TestClientOpenWaitsOutA429(t *testing.T) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	c.Finish(x, body, err)
-	if !strings.Contains(string(x.Raw()), `"ok":true`) {
-		t.Errorf("body %q, want the JSON the caller read", x.Raw())
+	if !strings.Contains(string(x.Raw), `"ok":true`) {
+		t.Errorf("body %q, want the JSON the caller read", x.Raw)
 	}
 	if n := len(c.Log()); n != 3 {
 		t.Errorf("log holds %d exchanges, want the two 429s and the 200", n)

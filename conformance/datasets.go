@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -54,9 +56,9 @@ func (e *env) datasetSpecs() {
 			e.check("MUST add files to the dataset (multipart dataset_id and files) and count them in the upload result",
 				declared("4.3.4", "2.7", "1.3"), func(ctx SpecContext) {
 					e.need(created, "dataset")
-					files := []FormFile{fixtureFile("support-faq.jsonl"), fixtureFile("release-notes.txt")}
-					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
-						Fields: []FormField{{"dataset_id", created.id}}, Files: files}})
+					files := []exchange.FormFile{fixtureFile("support-faq.jsonl"), fixtureFile("release-notes.txt")}
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
+						Fields: []exchange.FormField{{Name: "dataset_id", Value: created.id}}, Files: files}})
 					data := e.expectSuccess(x)
 					var p []string
 					if got := data.Get("dataset_id").ID(); got != created.id {
@@ -81,9 +83,9 @@ func (e *env) datasetSpecs() {
 				declared("4.3.4", "2.7", "D-16"), func(ctx SpecContext) {
 					e.need(created, "dataset")
 					good := fixtureFile("pricing.json")
-					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
-						Fields: []FormField{{"dataset_id", created.id}},
-						Files:  []FormFile{good, fixtureFile("bad/empty.txt"), fixtureFile("bad/binary.bin")},
+					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
+						Fields: []exchange.FormField{{Name: "dataset_id", Value: created.id}},
+						Files:  []exchange.FormFile{good, fixtureFile("bad/empty.txt"), fixtureFile("bad/binary.bin")},
 					}})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("dataset_id").ID() == created.id, "$.data.dataset_id: %s, want %s", data.Get("dataset_id"), created.id)
@@ -157,9 +159,9 @@ func (e *env) datasetSpecs() {
 
 			e.check("SHOULD create a dataset from URLs alone",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
-					form := &Form{Fields: []FormField{
-						{"dataset_name", e.name("data")},
-						{"urls", "https://docs.northwind.example/handbook, https://docs.northwind.example/warranty"},
+					form := &exchange.Form{Fields: []exchange.FormField{
+						{Name: "dataset_name", Value: e.name("data")},
+						{Name: "urls", Value: "https://docs.northwind.example/handbook, https://docs.northwind.example/warranty"},
 					}}
 					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets)
 					e.expectSuccess(c.x)
@@ -167,14 +169,14 @@ func (e *env) datasetSpecs() {
 
 			e.check("SHOULD refuse a dataset without dataset_name (422)",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
-					form := &Form{Files: []FormFile{fixtureFile("release-notes.txt")}}
+					form := &exchange.Form{Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}
 					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
 			e.check("SHOULD refuse a dataset with neither files nor URLs (422)",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
-					form := &Form{Fields: []FormField{{"dataset_name", e.name("data")}}}
+					form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: e.name("data")}}}
 					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
@@ -203,7 +205,7 @@ func (e *env) datasetSpecs() {
 			e.check("MUST refuse an upload without files with the error envelope (422)",
 				declared("4.3.4", "1.2", "D-17"), func(ctx SpecContext) {
 					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload,
-						Form: &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}})
+						Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}})
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 				})
 		})

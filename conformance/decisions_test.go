@@ -8,7 +8,7 @@ import (
 )
 
 func TestContractMismatchesNameTheirDecision(t *testing.T) {
-	x := exchange("GET", "/api/v1/user/model", 200,
+	x := recorded("GET", "/api/v1/user/model", 200,
 		`{"status":"success","data":[{"id":1,"name":"m","status":"cooking","owner_email":"nobody"}]}`)
 	if m := ContractMismatches(spec.Declared(), x); len(m) != 0 {
 		t.Fatalf("the declared view objects to decided values: %+v", m)
@@ -27,7 +27,7 @@ func TestContractMismatchesNameTheirDecision(t *testing.T) {
 }
 
 func TestContractMismatchesUndocumentedStatusIsD17(t *testing.T) {
-	x := exchange("GET", "/api/v1/evaluations/5", 418, `{"status":"error","message":"teapot"}`)
+	x := recorded("GET", "/api/v1/evaluations/5", 418, `{"status":"error","message":"teapot"}`)
 	m := ContractMismatches(spec.Declared(), x)
 	if len(m) != 1 || !m[0].StatusCode || m[0].Decision != "D-17" {
 		t.Errorf("got %+v, want one status-code mismatch of D-17", m)

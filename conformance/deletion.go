@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -27,7 +29,7 @@ type deletion struct {
 	// status200: the seed states HTTP 200 for this delete.
 	status200 bool
 	// more, when set, judges the delete's answer further.
-	more func(x *Exchange, data J)
+	more func(x *exchange.Exchange, data J)
 	// notYet, when set, says why the resource cannot be deleted yet ("" when
 	// it can): the delete check is skipped "…, so it cannot be deleted" and
 	// the gone checks "…, so it was not deleted", and only then. Without it

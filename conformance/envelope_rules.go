@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"contractkit/conformance/exchange"
 )
 
 // The envelope rules of seed §1, the content type and the status code, as
@@ -90,7 +92,7 @@ func jsonKind(v any) string {
 
 // StatusProblems checks the status code against the allowed ones; with
 // none given, any 4xx is allowed.
-func StatusProblems(x *Exchange, allowed ...int) []string {
+func StatusProblems(x *exchange.Exchange, allowed ...int) []string {
 	if x.Error != "" {
 		return []string{"no response: " + x.Error}
 	}

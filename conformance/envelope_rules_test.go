@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"contractkit/conformance/exchange"
 )
 
 func TestEnvelopeProblems(t *testing.T) {
@@ -67,17 +69,17 @@ func TestJSONContentType(t *testing.T) {
 }
 
 func TestStatusProblems(t *testing.T) {
-	x := &Exchange{Status: 409}
+	x := &exchange.Exchange{Status: 409}
 	if p := StatusProblems(x); len(p) != 0 {
 		t.Errorf("409 as any 4xx: %q", p)
 	}
 	if p := StatusProblems(x, 400, 422); len(p) != 1 || p[0] != "status: 409, want 400 or 422" {
 		t.Errorf("409 against 400, 422: %q", p)
 	}
-	if p := StatusProblems(&Exchange{Status: 200}); len(p) != 1 {
+	if p := StatusProblems(&exchange.Exchange{Status: 200}); len(p) != 1 {
 		t.Errorf("200 as a 4xx: %q", p)
 	}
-	if p := StatusProblems(&Exchange{Error: "connection refused"}); len(p) != 1 || !strings.Contains(p[0], "no response") {
+	if p := StatusProblems(&exchange.Exchange{Error: "connection refused"}); len(p) != 1 || !strings.Contains(p[0], "no response") {
 		t.Errorf("no response: %q", p)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/exchange"
 	"contractkit/fixtures"
 )
 
@@ -21,7 +22,7 @@ func (e *env) evaluationSpecs() {
 		Describe("an evaluation's life", Ordered, ContinueOnFailure, func() {
 			var (
 				model, name, final string
-				nameBefore         *Exchange
+				nameBefore         *exchange.Exchange
 				created            created
 				started, ended     bool
 			)
@@ -138,8 +139,8 @@ func (e *env) evaluationSpecs() {
 				what: "evaluation", res: &created, collection: pathEvaluations,
 				behaviour: "MUST delete an ended evaluation with HTTP 200 and a message",
 				class:     declared("4.5.5", "1.1", "D-02"), status200: true,
-				more: func(x *Exchange, data J) {
-					body, _ := ParseJSON(x.Raw())
+				more: func(x *exchange.Exchange, data J) {
+					body, _ := ParseJSON(x.Raw)
 					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
 					e.decided("D-02", func() {
 						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))

@@ -41,9 +41,9 @@ func ExampleClient_Do() {
 	})
 	fmt.Println("status:", x.Status)
 	fmt.Println("content type problems:", conformance.JSONContentTypeProblems(x.ResponseHeader))
-	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw(), "success"))
+	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw, "success"))
 
-	body, err := conformance.ParseJSON(x.Raw())
+	body, err := conformance.ParseJSON(x.Raw)
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func ExampleClient_Do_refused() {
 	x := client.Do(context.Background(), conformance.Request{Method: http.MethodGet, Path: "/api/v1/evaluations/999999"})
 	fmt.Println("status:", x.Status)
 	fmt.Println("status problems:", conformance.StatusProblems(x, http.StatusNotFound))
-	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw(), "error"))
+	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw, "error"))
 	// Output:
 	// status: 404
 	// status problems: []

@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
@@ -78,7 +79,7 @@ type finding struct {
 	// a sequence can be shrunk while it still breaks it; detail has the
 	// values and ids.
 	what, detail string
-	x            *Exchange
+	x            *exchange.Exchange
 }
 
 // failure is a finding with the sequence that shows it.
@@ -140,7 +141,7 @@ type explorer struct {
 // status: a server may have limits the seed does not show.
 type refusedNote struct {
 	n int
-	x *Exchange
+	x *exchange.Exchange
 }
 
 func newExplorer(e *env, ctx context.Context) *explorer {
@@ -223,7 +224,7 @@ func (x *explorer) tally(op string, status int) {
 }
 
 // refusedValid notes a valid request refused with a 4xx.
-func (x *explorer) refusedValid(op *exploreOp, ex *Exchange) {
+func (x *explorer) refusedValid(op *exploreOp, ex *exchange.Exchange) {
 	if x.shrinking {
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"contractkit/conformance/exchange"
+
 	"pgregory.net/rapid"
 )
 
@@ -35,7 +37,7 @@ type exploreCase struct {
 type step struct {
 	op string
 	// xs are the exchanges of the step (a list walk has one per page).
-	xs []*Exchange
+	xs []*exchange.Exchange
 }
 
 // plan is what a request is expected to meet, known before it is sent.
@@ -140,7 +142,7 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 }
 
 // do sends r and records the exchange in the current step.
-func (c *exploreCase) do(r Request) *Exchange {
+func (c *exploreCase) do(r Request) *exchange.Exchange {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
 	x := c.x.e.client.Do(ctx, r)
@@ -148,7 +150,7 @@ func (c *exploreCase) do(r Request) *Exchange {
 	return x
 }
 
-func (c *exploreCase) record(x *Exchange) {
+func (c *exploreCase) record(x *exchange.Exchange) {
 	s := &c.steps[len(c.steps)-1]
 	s.xs = append(s.xs, x)
 	c.x.requests++
@@ -268,7 +270,7 @@ func (c *exploreCase) namesLive(op *exploreOp, body map[string]any) bool {
 
 // apply updates the model after a success and judges what the answer
 // shows of what was written.
-func (c *exploreCase) apply(op *exploreOp, x *Exchange, p plan, data J) {
+func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data J) {
 	switch op.role {
 	case roleCreate:
 		id := data.Get("id").ID()

@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/pb33f/libopenapi-validator/helpers"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
@@ -27,8 +28,8 @@ const exploreStreamRead = 300 * time.Millisecond
 
 // judge judges x, the answer to a request planned as p, and returns the
 // data of a success.
-func (c *exploreCase) judge(op *exploreOp, x *Exchange, p plan) J {
-	body, _ := ParseJSON(x.Raw())
+func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan) J {
+	body, _ := ParseJSON(x.Raw)
 	data := body.Get("data")
 	switch {
 	case x.Status == 0 && (c.x.over() || timedOut(x)):
@@ -59,13 +60,13 @@ func (c *exploreCase) judge(op *exploreOp, x *Exchange, p plan) J {
 		c.x.refusedValid(op, x)
 	}
 	if x.Status >= 400 {
-		if prob := append(JSONContentTypeProblems(x.ResponseHeader), EnvelopeProblems(x.Raw(), "error")...); len(prob) > 0 {
+		if prob := append(JSONContentTypeProblems(x.ResponseHeader), EnvelopeProblems(x.Raw, "error")...); len(prob) > 0 {
 			c.x.violate(c, finding{prop: propDocumented, x: x,
 				what:   fmt.Sprintf("%s: a refusal without the error envelope", op.ID),
 				detail: strings.Join(prob, "; ")})
 		}
 	} else if x.Status/100 == 2 {
-		if prob := append(JSONContentTypeProblems(x.ResponseHeader), EnvelopeProblems(x.Raw(), "success")...); len(prob) > 0 {
+		if prob := append(JSONContentTypeProblems(x.ResponseHeader), EnvelopeProblems(x.Raw, "success")...); len(prob) > 0 {
 			c.x.violate(c, finding{prop: propDocumented, x: x,
 				what:   fmt.Sprintf("%s: a success without the success envelope", op.ID),
 				detail: strings.Join(prob, "; ")})
@@ -87,7 +88,7 @@ func (c *exploreCase) judge(op *exploreOp, x *Exchange, p plan) J {
 
 // timedOut reports whether x got no answer because the client stopped
 // waiting.
-func timedOut(x *Exchange) bool {
+func timedOut(x *exchange.Exchange) bool {
 	return strings.Contains(x.Error, "deadline exceeded") || strings.Contains(x.Error, "Client.Timeout")
 }
 
@@ -110,7 +111,7 @@ func planNote(p plan) string {
 
 // judgeStream judges an event stream read for a bounded time: a 200 event
 // stream whose events carry JSON; read to its end, it ends with [DONE].
-func (c *exploreCase) judgeStream(op *exploreOp, x *Exchange, s *Stream, p plan) {
+func (c *exploreCase) judgeStream(op *exploreOp, x *exchange.Exchange, s *Stream, p plan) {
 	if p.refuse != "" && !p.mayRefuse {
 		c.x.violate(c, finding{prop: p.prop, decision: p.decision, x: x,
 			what:   fmt.Sprintf("%s: served a request that %s", op.ID, stableRefusal(p.refuse)),

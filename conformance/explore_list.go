@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 
+	"contractkit/conformance/exchange"
+
 	"pgregory.net/rapid"
 )
 
@@ -25,9 +27,9 @@ type walked struct {
 	// complete: every item of the list was seen.
 	complete bool
 	// pages holds the exchange of every page.
-	pages []*Exchange
+	pages []*exchange.Exchange
 	// refused is the answer when the list was not served.
-	refused *Exchange
+	refused *exchange.Exchange
 }
 
 func (c *exploreCase) list(op *exploreOp) {
@@ -236,7 +238,7 @@ func (c *exploreCase) judgeList(op *exploreOp, w walked, scope, filter, filterVa
 func sameOrigin(w walked, i, j int) bool {
 	n := 0
 	for _, x := range w.pages {
-		body, _ := ParseJSON(x.Raw())
+		body, _ := ParseJSON(x.Raw)
 		count := len(records(body.Get("data")))
 		if i < n+count && j < n+count {
 			return i >= n && j >= n

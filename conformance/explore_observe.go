@@ -5,13 +5,15 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"contractkit/conformance/exchange"
 )
 
 // Judging what an answer shows of the sequence's writes and states.
 
 // compareStored judges every field the sequence wrote into r against data,
 // as shown in where ("a later read by id", "its list entry", ...).
-func (c *exploreCase) compareStored(x *Exchange, r *resource, data J, where string, fresh bool) {
+func (c *exploreCase) compareStored(x *exchange.Exchange, r *resource, data J, where string, fresh bool) {
 	for _, field := range slices.Sorted(maps.Keys(r.stored)) {
 		w := r.stored[field]
 		got := data.Get(field)
@@ -39,7 +41,7 @@ func stableWhere(where string) string {
 // observe judges the state an answer shows against the contract's
 // transitions: a new resource in an initial state, then only states the
 // moves reach.
-func (c *exploreCase) observe(x *Exchange, r *resource, data J, fresh bool) {
+func (c *exploreCase) observe(x *exchange.Exchange, r *resource, data J, fresh bool) {
 	t := r.kind.states
 	st := data.Get("status")
 	if t == nil || !st.IsString() {

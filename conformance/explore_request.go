@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"contractkit/conformance/exchange"
+
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -184,10 +186,10 @@ func (c *exploreCase) build(op *exploreOp, id string, p *plan) Request {
 
 // form renders a multipart body: the drawn fields as text parts, and a
 // file part or two for every file field.
-func (c *exploreCase) form(op *exploreOp, body map[string]any) *Form {
-	f := &Form{}
+func (c *exploreCase) form(op *exploreOp, body map[string]any) *exchange.Form {
+	f := &exchange.Form{}
 	for _, name := range slices.Sorted(maps.Keys(body)) {
-		f.Fields = append(f.Fields, FormField{name, fmt.Sprint(body[name])})
+		f.Fields = append(f.Fields, exchange.FormField{Name: name, Value: fmt.Sprint(body[name])})
 	}
 	for _, name := range sortedProperties(op.body) {
 		if s := op.body.Properties[name].Value; s != nil && isBinaryArray(s) {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"contractkit/conformance/exchange"
+
 	"github.com/brianvoe/gofakeit/v7"
 	"github.com/getkin/kin-openapi/openapi3"
 	"pgregory.net/rapid"
@@ -317,10 +319,10 @@ func flatten(s *openapi3.Schema) *openapi3.Schema {
 }
 
 // exploreFile is an upload file part with a name and text outside ASCII.
-func (g gen) file(label string) FormFile {
+func (g gen) file(label string) exchange.FormFile {
 	f := gofakeit.New(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
 	names := []string{"Přehled školení.md", "poznámky.txt", "数据.md", "notes.md", "report 📊.txt"}
 	name := names[g.pick(len(names), label+".name")]
 	body := "# " + unusualText[g.pick(len(unusualText), label+".title")] + "\n\n" + f.Paragraph() + "\n"
-	return FormFile{Field: "files", Name: name, Content: []byte(body)}
+	return exchange.FormFile{Field: "files", Name: name, Content: []byte(body)}
 }

@@ -1,12 +1,13 @@
 package conformance
 
 import (
-	"contractkit/internal/envflag"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"contractkit/internal/envflag"
 )
 
 // Options is a parsed command line: the run's Config and what to do.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -18,7 +20,7 @@ func (e *env) streamIdle() time.Duration { return min(30*time.Second, e.cfg.Time
 // infer sends an inference request and reads the answer incrementally: a
 // stream under the idle limit and --timeout, anything else whole. The
 // stream is nil when the answer is not text/event-stream.
-func (e *env) infer(ctx context.Context, r Request) (*Exchange, *Stream) {
+func (e *env) infer(ctx context.Context, r Request) (*exchange.Exchange, *Stream) {
 	GinkgoHelper()
 	if r.Method == "" {
 		r.Method, r.Path = http.MethodPost, pathInference
@@ -47,7 +49,7 @@ func (e *env) infer(ctx context.Context, r Request) (*Exchange, *Stream) {
 
 // streamProblems judges an inference answer against seed §4.4: 200, an
 // event stream, JSON data events, the [DONE] end, a non-empty text.
-func streamProblems(x *Exchange, s *Stream) []string {
+func streamProblems(x *exchange.Exchange, s *Stream) []string {
 	p := StatusProblems(x, http.StatusOK)
 	if x.Status == http.StatusOK {
 		p = append(p, contentTypeProblems(x.ResponseHeader, "text/event-stream")...)

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/exchange"
 	"contractkit/fixtures"
 )
 
@@ -121,8 +122,8 @@ func (e *env) isolationSpecs() {
 				func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, unlisted(&dataset, J.Items)},
 			{"MUST NOT let another account add files to a dataset", "uploadDatasetFiles", nil,
 				func() Request {
-					return Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
-						Fields: []FormField{{"dataset_id", dataset}}, Files: []FormFile{fixtureFile("release-notes.txt")}}}
+					return Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
+						Fields: []exchange.FormField{{Name: "dataset_id", Value: dataset}}, Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}}
 				}, refused},
 			{"MUST NOT let another account delete a dataset", "deleteDataset", nil,
 				func() Request { return Request{Method: http.MethodDelete, Path: at(pathDatasets, dataset)} },

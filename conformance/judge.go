@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
@@ -21,7 +22,7 @@ import (
 // at once.
 
 // do sends r and records the exchange.
-func (e *env) do(ctx context.Context, r Request) *Exchange {
+func (e *env) do(ctx context.Context, r Request) *exchange.Exchange {
 	GinkgoHelper()
 	return e.client.Do(ctx, r)
 }
@@ -30,7 +31,7 @@ func (e *env) do(ctx context.Context, r Request) *Exchange {
 // ones (against spec.Declared(), undocumented status codes excepted) and
 // decided ones by decision id (against spec.Strict(), and undocumented
 // status codes, D-17).
-func contract(x *Exchange) (declaredLines []string, decidedLines map[string][]string) {
+func contract(x *exchange.Exchange) (declaredLines []string, decidedLines map[string][]string) {
 	decl := ContractMismatches(spec.Declared(), x)
 	strict := ContractMismatches(spec.Strict(), x)
 	inDecl := map[string]bool{}
@@ -60,7 +61,7 @@ func contract(x *Exchange) (declaredLines []string, decidedLines map[string][]st
 
 // judgeDecided reports the decided contract mismatches, one difference per
 // decision.
-func (e *env) judgeDecided(x *Exchange, lines map[string][]string) {
+func (e *env) judgeDecided(x *exchange.Exchange, lines map[string][]string) {
 	GinkgoHelper()
 	ids := make([]string, 0, len(lines))
 	for id := range lines {
@@ -77,7 +78,7 @@ func (e *env) judgeDecided(x *Exchange, lines map[string][]string) {
 // expectSuccess judges a success and returns its data. Declared: a 2xx
 // status, an application/json body in envelope rule 1 (seed §1.1, §1.3)
 // that matches the declared contract. Decided: the contract as written.
-func (e *env) expectSuccess(x *Exchange) J {
+func (e *env) expectSuccess(x *exchange.Exchange) J {
 	GinkgoHelper()
 	var p []string
 	switch {
@@ -87,7 +88,7 @@ func (e *env) expectSuccess(x *Exchange) J {
 		p = append(p, fmt.Sprintf("status: %d, want 200", x.Status))
 	}
 	e.expectEnvelope(x, "success", "not a conforming success", p)
-	body, _ := ParseJSON(x.raw)
+	body, _ := ParseJSON(x.Raw)
 	return body.Get("data")
 }
 
@@ -95,12 +96,12 @@ func (e *env) expectSuccess(x *Exchange) J {
 // content type, envelope rule kind ("success" or "error") and the
 // declared contract's mismatches, all at once; it returns the decided
 // mismatches for the caller to judge.
-func (e *env) judgeEnvelope(x *Exchange, kind, what string, status []string) map[string][]string {
+func (e *env) judgeEnvelope(x *exchange.Exchange, kind, what string, status []string) map[string][]string {
 	GinkgoHelper()
 	p := status
 	if x.Error == "" {
 		p = append(p, JSONContentTypeProblems(x.ResponseHeader)...)
-		p = append(p, EnvelopeProblems(x.raw, kind)...)
+		p = append(p, EnvelopeProblems(x.Raw, kind)...)
 	}
 	decl, dec := contract(x)
 	p = append(p, decl...)
@@ -109,7 +110,7 @@ func (e *env) judgeEnvelope(x *Exchange, kind, what string, status []string) map
 }
 
 // expectEnvelope is judgeEnvelope with the decided mismatches judged.
-func (e *env) expectEnvelope(x *Exchange, kind, what string, status []string) {
+func (e *env) expectEnvelope(x *exchange.Exchange, kind, what string, status []string) {
 	GinkgoHelper()
 	e.judgeDecided(x, e.judgeEnvelope(x, kind, what, status))
 }
@@ -126,7 +127,7 @@ type refusal struct {
 // expectError judges a refusal: the status, an application/json body in
 // envelope rule 2 with a message (seed §1.2, §7), the declared contract;
 // then the decided refinement and the contract as written.
-func (e *env) expectError(x *Exchange, want refusal) {
+func (e *env) expectError(x *exchange.Exchange, want refusal) {
 	GinkgoHelper()
 	dec := e.judgeEnvelope(x, "error", "not refused with a conforming error", StatusProblems(x, want.statuses...))
 	if want.exact != 0 {
@@ -139,14 +140,14 @@ func (e *env) expectError(x *Exchange, want refusal) {
 
 // expectRefused: any 4xx with the error envelope is declared; the exact
 // code is decision id's.
-func (e *env) expectRefused(x *Exchange, id string, exact int) {
+func (e *env) expectRefused(x *exchange.Exchange, id string, exact int) {
 	GinkgoHelper()
 	e.expectError(x, refusal{decision: id, exact: exact})
 }
 
 // expectNotFound: an unknown or foreign id is refused (declared), with 404
 // (D-17).
-func (e *env) expectNotFound(x *Exchange) {
+func (e *env) expectNotFound(x *exchange.Exchange) {
 	GinkgoHelper()
 	e.expectRefused(x, "D-17", 404)
 }
@@ -154,14 +155,14 @@ func (e *env) expectNotFound(x *Exchange) {
 // expectInvalid: invalid input is refused with 400 or 422 and the envelope
 // (the seed's codes for bad input, §7), and with 422 (D-17) for a schema
 // or semantic violation.
-func (e *env) expectInvalid(x *Exchange) {
+func (e *env) expectInvalid(x *exchange.Exchange) {
 	GinkgoHelper()
 	e.expectError(x, refusal{statuses: []int{400, 422}, decision: "D-17", exact: 422})
 }
 
 // expectThat fails the check, showing x, when a condition on the content
 // of a response does not hold; the message says what was expected.
-func (e *env) expectThat(x *Exchange, ok bool, format string, args ...any) {
+func (e *env) expectThat(x *exchange.Exchange, ok bool, format string, args ...any) {
 	GinkgoHelper()
 	if !ok {
 		e.expectNone(x, "unexpected content", []string{fmt.Sprintf(format, args...)})
@@ -220,7 +221,7 @@ func (e *env) decided(id string, f func()) {
 
 // expectNone fails the check with every problem at once (and the exchange
 // that shows them) when problems is not empty.
-func (e *env) expectNone(x *Exchange, what string, problems []string) {
+func (e *env) expectNone(x *exchange.Exchange, what string, problems []string) {
 	if len(problems) == 0 {
 		return
 	}
@@ -233,13 +234,13 @@ func (e *env) expectNone(x *Exchange, what string, problems []string) {
 
 // beEmptyProblems matches an empty problem list; its failure message lists
 // every problem and the request line, nothing else.
-func beEmptyProblems(what string, x *Exchange) types.GomegaMatcher {
+func beEmptyProblems(what string, x *exchange.Exchange) types.GomegaMatcher {
 	return &problemsMatcher{what: what, x: x}
 }
 
 type problemsMatcher struct {
 	what string
-	x    *Exchange
+	x    *exchange.Exchange
 }
 
 func (m *problemsMatcher) Match(actual any) (bool, error) {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -65,7 +67,7 @@ func (e *env) limitSpecs() {
 		filesMax := int(*bodyField("uploadDatasetFiles", "multipart/form-data", "files").MaxItems)
 		e.check(fmt.Sprintf("SHOULD refuse more than %d files in one upload (413)", filesMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				form := &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}
+				form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}
 				f := fixtureFile("release-notes.txt")
 				for i := 0; i < filesMax+1; i++ {
 					g := f

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
@@ -32,11 +33,11 @@ type Mismatch struct {
 // ContractMismatches validates the response of x against a contract view and
 // returns every mismatch, sorted, one line each: the field path, the reason,
 // and the offending value when it is short. It never echoes the schema.
-func ContractMismatches(c *spec.Contract, x *Exchange) []Mismatch {
+func ContractMismatches(c *spec.Contract, x *exchange.Exchange) []Mismatch {
 	if x.Error != "" || x.Status == 0 {
 		return nil
 	}
-	req, err := http.NewRequest(x.Method, "http://contract.invalid"+x.path, nil)
+	req, err := http.NewRequest(x.Method, "http://contract.invalid"+x.Path, nil)
 	if err != nil {
 		return []Mismatch{{Text: "request: " + err.Error()}}
 	}
@@ -54,12 +55,12 @@ func ContractMismatches(c *spec.Contract, x *Exchange) []Mismatch {
 		Body:       http.NoBody,
 		Request:    req,
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(x.raw))
+	resp.Body = io.NopCloser(bytes.NewReader(x.Raw))
 	ok, errs := c.Validator.ValidateHttpResponse(req, resp)
 	if ok {
 		return nil
 	}
-	body, _ := ParseJSON(x.raw)
+	body, _ := ParseJSON(x.Raw)
 	var out []Mismatch
 	for _, e := range errs {
 		if len(e.SchemaValidationErrors) == 0 {

@@ -6,16 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
-func exchange(method, path string, status int, body string) *Exchange {
-	return &Exchange{Method: method, URL: "http://x" + path, path: path, Status: status,
-		ResponseHeader: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, raw: []byte(body)}
+func recorded(method, path string, status int, body string) *exchange.Exchange {
+	return &exchange.Exchange{Method: method, URL: "http://x" + path, Path: path, Status: status,
+		ResponseHeader: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, Raw: []byte(body)}
 }
 
 func TestContractMismatchesAreReadableAndComplete(t *testing.T) {
-	x := exchange("GET", "/api/v1/evaluations/5", 200,
+	x := recorded("GET", "/api/v1/evaluations/5", 200,
 		`{"status":"ok","data":{"id":"x","name":3,"type":"ragas","model_id":1,"status":"weird","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}}`)
 	var got []string
 	for _, m := range ContractMismatches(spec.Declared(), x) {
@@ -40,7 +41,7 @@ func TestContractMismatchesAreReadableAndComplete(t *testing.T) {
 }
 
 func TestContractMismatchesSkipPathsOutsideTheContract(t *testing.T) {
-	x := exchange("GET", "/api/v1/nowhere", 404, `{"status":"error","message":"no"}`)
+	x := recorded("GET", "/api/v1/nowhere", 404, `{"status":"error","message":"no"}`)
 	if m := ContractMismatches(spec.Strict(), x); len(m) != 0 {
 		t.Errorf("got %+v for a path the contract does not have", m)
 	}

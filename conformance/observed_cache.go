@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
@@ -38,13 +39,13 @@ var passedCache = struct {
 // off (its bytes are not all it would have said), or the contract
 // documents headers for its answer (Retry-After, X-RateLimit-*), whose
 // values change from one answer to the next.
-func answerKey(opID string, x *Exchange) (passKey, bool) {
+func answerKey(opID string, x *exchange.Exchange) (passKey, bool) {
 	if opID == "" || x.Error != "" || documentsHeaders(opID, x.Status) {
 		return passKey{}, false
 	}
 	h := sha256.New()
 	h.Write([]byte(x.Method + " " + x.ResponseHeader.Get("Content-Type") + "\n"))
-	h.Write(x.raw)
+	h.Write(x.Raw)
 	k := passKey{op: opID, status: x.Status}
 	h.Sum(k.sum[:0])
 	return k, true
@@ -52,7 +53,7 @@ func answerKey(opID string, x *Exchange) (passKey, bool) {
 
 // strictPasses reports whether the contract as written accepts x's answer,
 // from the cache when the same answer passed before.
-func strictPasses(opID string, x *Exchange) bool {
+func strictPasses(opID string, x *exchange.Exchange) bool {
 	k, cacheable := answerKey(opID, x)
 	if cacheable {
 		passedCache.Lock()

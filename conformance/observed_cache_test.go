@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"contractkit/conformance/exchange"
 )
 
 // The verdict cache may only spare work: a pass it remembers never hides a
@@ -16,7 +18,7 @@ func TestVerdictCacheKeepsOnlyPassesOfTheSameAnswer(t *testing.T) {
 	passedCache.Lock()
 	clear(passedCache.seen)
 	passedCache.Unlock()
-	cached := func(x *Exchange) bool {
+	cached := func(x *exchange.Exchange) bool {
 		k, ok := answerKey(op, x)
 		if !ok {
 			return false
@@ -27,19 +29,19 @@ func TestVerdictCacheKeepsOnlyPassesOfTheSameAnswer(t *testing.T) {
 		return seen
 	}
 
-	first := exchange("GET", "/api/v1/evaluations/5", 200, good)
+	first := recorded("GET", "/api/v1/evaluations/5", 200, good)
 	if decl, dec := AnswerProblems(first, op, nil, false); len(decl)+len(dec) != 0 {
 		t.Fatalf("a conforming answer got %v %v", decl, dec)
 	}
 	if !cached(first) {
 		t.Fatal("a conforming answer was not remembered")
 	}
-	again := exchange("GET", "/api/v1/evaluations/5", 200, good)
+	again := recorded("GET", "/api/v1/evaluations/5", 200, good)
 	if decl, dec := AnswerProblems(again, op, nil, false); len(decl)+len(dec) != 0 {
 		t.Fatalf("the same answer again got %v %v", decl, dec)
 	}
 
-	broken := exchange("GET", "/api/v1/evaluations/5", 200, bad)
+	broken := recorded("GET", "/api/v1/evaluations/5", 200, bad)
 	if decl, _ := AnswerProblems(broken, op, nil, false); len(decl) == 0 {
 		t.Fatal("a broken answer after a cached pass of the same operation was not reported")
 	}
@@ -47,17 +49,17 @@ func TestVerdictCacheKeepsOnlyPassesOfTheSameAnswer(t *testing.T) {
 		t.Fatal("a broken answer was remembered as a pass")
 	}
 
-	asText := exchange("GET", "/api/v1/evaluations/5", 200, good)
+	asText := recorded("GET", "/api/v1/evaluations/5", 200, good)
 	asText.ResponseHeader = http.Header{"Content-Type": {"text/plain"}}
 	if k1, _ := answerKey(op, first); k1 == func() passKey { k, _ := answerKey(op, asText); return k }() {
 		t.Fatal("the same bytes under another content type share a key")
 	}
 
-	limited := exchange("GET", "/api/v1/evaluations/5", 429, `{"status":"error","message":"slow down"}`)
+	limited := recorded("GET", "/api/v1/evaluations/5", 429, `{"status":"error","message":"slow down"}`)
 	if _, ok := answerKey(op, limited); ok {
 		t.Fatal("a 429, whose headers the contract documents, is cacheable")
 	}
-	cut := exchange("GET", "/api/v1/evaluations/5", 200, good)
+	cut := recorded("GET", "/api/v1/evaluations/5", 200, good)
 	cut.Error = "unexpected EOF"
 	if _, ok := answerKey(op, cut); ok {
 		t.Fatal("an answer that broke off is cacheable")
@@ -73,7 +75,7 @@ func TestVerdictCacheIsBounded(t *testing.T) {
 	clear(passedCache.seen)
 	passedCache.Unlock()
 	for i := range passedCacheSize + 10 {
-		x := exchange("GET", "/api/v1/evaluations/5", 200,
+		x := recorded("GET", "/api/v1/evaluations/5", 200,
 			`{"status":"success","data":{"id":`+strconv.Itoa(i+1)+`,"name":"n","type":"ragas","model_id":1,"status":"pending","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}}`)
 		if !strictPasses("getEvaluation", x) {
 			t.Fatalf("answer %d did not pass", i)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"contractkit/conformance/exchange"
 	"contractkit/spec"
 )
 
@@ -42,7 +43,7 @@ func ObservedOperation(method, path string) (id, area string, ok bool) {
 // client's fault, not the server's. body is the whole body, or nil when it
 // was not held (then only the parameters are judged); a multipart body is
 // left to the server, as the mock leaves it (spec.RequestCheck).
-func ClientProblems(opID string, o Observed) []string {
+func ClientProblems(opID string, o exchange.Observed) []string {
 	var p []string
 	if o.RequestHeader.Get("Authorization") == "" {
 		p = append(p, "no Authorization header: the request carries no API key (seed §5.1)")
@@ -75,7 +76,7 @@ func ClientProblems(opID string, o Observed) []string {
 
 // bodyTypeProblem says when a request's body comes under a content type
 // its operation does not document ("" when it does, or has no body).
-func bodyTypeProblem(req *http.Request, o Observed) string {
+func bodyTypeProblem(req *http.Request, o exchange.Observed) string {
 	op, _, _, ok := spec.Declared().Find(req)
 	if !ok || op.RequestBody == nil || op.RequestBody.Value == nil || (len(o.RequestBody) == 0 && !o.RequestBodyCut) {
 		return ""
@@ -96,7 +97,7 @@ func bodyTypeProblem(req *http.Request, o Observed) string {
 // server's fault. opID is the operation (ObservedOperation), "" when
 // unknown. cut says the body was over the proxy's bound: only its
 // status and headers are judged.
-func AnswerProblems(x *Exchange, opID string, client []string, cut bool) (declared []string, decided map[string][]string) {
+func AnswerProblems(x *exchange.Exchange, opID string, client []string, cut bool) (declared []string, decided map[string][]string) {
 	if x.Status == 0 {
 		return []string{"no answer: " + x.Error}, nil
 	}
@@ -110,10 +111,10 @@ func AnswerProblems(x *Exchange, opID string, client []string, cut bool) (declar
 	switch {
 	case x.Status >= 400:
 		declared = append(declared, JSONContentTypeProblems(x.ResponseHeader)...)
-		declared = append(declared, EnvelopeProblems(x.raw, "error")...)
+		declared = append(declared, EnvelopeProblems(x.Raw, "error")...)
 	case x.Status/100 == 2:
 		declared = append(declared, JSONContentTypeProblems(x.ResponseHeader)...)
-		declared = append(declared, EnvelopeProblems(x.raw, "success")...)
+		declared = append(declared, EnvelopeProblems(x.Raw, "success")...)
 	}
 	// An answer the contract as written accepts, the declared view (the
 	// same contract with decided constraints removed, spec.Relax) accepts

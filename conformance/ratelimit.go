@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -21,7 +23,7 @@ const (
 
 // burst sends up to burstLimit list requests and returns the first 429 and
 // the last success seen (either may be nil).
-func (e *env) burst(ctx context.Context) (limited, passed *Exchange) {
+func (e *env) burst(ctx context.Context) (limited, passed *exchange.Exchange) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -64,7 +66,7 @@ func (e *env) burst(ctx context.Context) (limited, passed *Exchange) {
 // answers again so later checks are not limited.
 func (e *env) rateLimitSpecs() {
 	Describe("Rate limiting", Label("rate-limit"), Ordered, ContinueOnFailure, func() {
-		var limited, passed *Exchange
+		var limited, passed *exchange.Exchange
 		BeforeAll(func(ctx SpecContext) {
 			limited, passed = e.burst(ctx)
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"contractkit/conformance/exchange"
 	"contractkit/coverage"
 )
 
@@ -74,7 +75,7 @@ func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
 		Count int
 	}
 	type area struct{ Label, Title string }
-	redact := NewRedactor(cfg.APIKey, cfg.APIKey2)
+	redact := exchange.NewRedactor(cfg.APIKey, cfg.APIKey2)
 	data := struct {
 		Title, BaseURL, Start, Duration, Result, ResultClass, Run string
 		Strict                                                    bool

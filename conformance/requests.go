@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"contractkit/conformance/exchange"
 	"contractkit/fixtures"
 	"contractkit/spec"
 )
@@ -36,7 +37,7 @@ func (e *env) sampleRequest(op spec.Operation) Request {
 	case "createDataset":
 		r.Form = datasetForm(e.name("data"), "release-notes.txt")
 	case "uploadDatasetFiles":
-		r.Form = &Form{Fields: []FormField{{"dataset_id", e.unknownID}}, Files: []FormFile{fixtureFile("release-notes.txt")}}
+		r.Form = &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.unknownID}}, Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}
 	case "runInference":
 		r.JSON = map[string]any{"query": "What is the standard warranty period?", "model_id": unknown}
 	case "createEvaluation":
@@ -89,8 +90,8 @@ func jsonInt(id string) any {
 }
 
 // datasetForm is a dataset creation form: dataset_name and files.
-func datasetForm(name string, files ...string) *Form {
-	f := &Form{Fields: []FormField{{"dataset_name", name}, {"description", "conformance run data"}}}
+func datasetForm(name string, files ...string) *exchange.Form {
+	f := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: name}, {Name: "description", Value: "conformance run data"}}}
 	for _, n := range files {
 		f.Files = append(f.Files, fixtureFile(n))
 	}
@@ -98,12 +99,12 @@ func datasetForm(name string, files ...string) *Form {
 }
 
 // fixtureFile reads an upload file of contractkit/fixtures as a `files` part.
-func fixtureFile(name string) FormFile {
+func fixtureFile(name string) exchange.FormFile {
 	b, err := fixtures.ReadFile(name)
 	if err != nil {
 		panic(fmt.Sprintf("conformance: fixture %s: %v", name, err))
 	}
-	return FormFile{Field: "files", Name: path.Base(name), Content: b, Source: "fixtures/files/" + name}
+	return exchange.FormFile{Field: "files", Name: path.Base(name), Content: b, Source: "fixtures/files/" + name}
 }
 
 // conversationRequest creates a conversation bound to model.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -21,7 +23,7 @@ func (e *env) name(kind string) string { return e.prefix + kind + "-" + randomHe
 // created is a create request's outcome: the exchange to judge, and the
 // new id when the response carried one.
 type created struct {
-	x    *Exchange
+	x    *exchange.Exchange
 	id   string
 	data J
 }
@@ -32,7 +34,7 @@ type created struct {
 func (e *env) create(ctx context.Context, r Request, collection string) created {
 	GinkgoHelper()
 	x := e.do(ctx, r)
-	body, _ := ParseJSON(x.Raw())
+	body, _ := ParseJSON(x.Raw)
 	data := body.Get("data")
 	c := created{x: x, data: data}
 	if x.Status/100 == 2 {
@@ -116,9 +118,9 @@ func (e *env) get(l *lazy, what string, mk func() string) string {
 // from the contract are the create check's to report, not this check's.
 // Without an id the need cannot be met: a Gomega failure saying why (for
 // get), or, through need, a skip.
-func (e *env) createdID(x *Exchange, what string) string {
+func (e *env) createdID(x *exchange.Exchange, what string) string {
 	GinkgoHelper()
-	body, _ := ParseJSON(x.Raw())
+	body, _ := ParseJSON(x.Raw)
 	id := ""
 	if x.Status/100 == 2 {
 		id = body.Get("data").Get("id").ID()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
+	"contractkit/conformance/exchange"
 	"contractkit/coverage"
 	"contractkit/internal/version"
 )
@@ -42,7 +43,7 @@ func (c Config) flagLine() []string {
 			out = append(out, "--"+name+"="+v)
 		}
 	}
-	add("base-url", NewRedactor(c.APIKey, c.APIKey2).String(c.BaseURL))
+	add("base-url", exchange.NewRedactor(c.APIKey, c.APIKey2).String(c.BaseURL))
 	if c.APIKey != "" {
 		add("api-key", "<redacted>")
 	}

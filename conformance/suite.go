@@ -62,6 +62,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
@@ -269,7 +271,7 @@ type env struct {
 	leaks []string
 	// culprit is the exchange of the last failed judgement, for the
 	// reproduction of a decided difference.
-	culprit *Exchange
+	culprit *exchange.Exchange
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
 }
@@ -405,7 +407,7 @@ func (e *env) register() {
 		}
 		r := CurrentSpecReport()
 		if e.client != nil && (r.Failed() || hasDifference(r)) {
-			AddReportEntry("exchanges", ExchangeLog(e.client.Log()), ReportEntryVisibilityNever)
+			AddReportEntry("exchanges", exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
 	BeforeSuite(func() { AddReportEntry(entryRun, newRunInfo(e.cfg)) })
@@ -426,18 +428,6 @@ func (e *env) register() {
 	e.isolationSpecs()
 	e.rateLimitSpecs()
 	e.exploreSpecs() // last: it runs after every written check
-}
-
-// ExchangeLog is every exchange of one check, as attached to its report.
-type ExchangeLog []*Exchange
-
-// String renders the log.
-func (l ExchangeLog) String() string {
-	var b strings.Builder
-	for i, x := range l {
-		fmt.Fprintf(&b, "--- exchange %d of %d\n%s", i+1, len(l), x)
-	}
-	return b.String()
 }
 
 func hasDifference(r types.SpecReport) bool {

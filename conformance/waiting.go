@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -38,7 +40,7 @@ func (e *env) waitModelReady(ctx context.Context, id string) J {
 	Eventually(ctx, func(g Gomega) {
 		x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, id)})
 		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
-		body, _ := ParseJSON(x.Raw())
+		body, _ := ParseJSON(x.Raw)
 		m := body.Get("data")
 		if st := strings.ToLower(m.Get("status").Str()); failedStates[st] {
 			StopTrying(fmt.Sprintf("model %s failed (status %q) instead of becoming ready", id, st)).Now()
@@ -51,9 +53,9 @@ func (e *env) waitModelReady(ctx context.Context, id string) J {
 }
 
 // evaluationStatus reads an evaluation's status.
-func (e *env) evaluationStatus(ctx context.Context, id string) (string, *Exchange) {
+func (e *env) evaluationStatus(ctx context.Context, id string) (string, *exchange.Exchange) {
 	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
-	body, _ := ParseJSON(x.Raw())
+	body, _ := ParseJSON(x.Raw)
 	return body.Get("data", "status").Str(), x
 }
 

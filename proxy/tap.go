@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"contractkit/conformance"
+	"contractkit/conformance/exchange"
 )
 
 // A tap watches one exchange: the request as the handler held it, the
@@ -24,7 +25,7 @@ type tap struct {
 	p     *Proxy
 	ctx   context.Context
 	start time.Time
-	o     conformance.Observed
+	o     exchange.Observed
 	// opID and area name the contract operation; inContract is false for
 	// a request no operation matches (forwarded, not judged).
 	opID, area string
@@ -53,12 +54,12 @@ type streamTap struct {
 	pw    *io.PipeWriter
 	done  chan struct{}
 	// x is the exchange as its headers showed it: the findings' replay.
-	x *conformance.Exchange
+	x *exchange.Exchange
 }
 
 func newTap(p *Proxy, r *http.Request) *tap {
 	t := &tap{p: p, ctx: r.Context(), start: time.Now()}
-	t.o = conformance.Observed{
+	t.o = exchange.Observed{
 		Method: r.Method, Target: p.target.String(),
 		Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		RequestHeader: r.Header.Clone(),
@@ -77,14 +78,14 @@ func (t *tap) judgeRequest() {
 	if len(t.client) == 0 {
 		return
 	}
-	x := conformance.NewObservedExchange(t.o)
+	x := t.o.Exchange()
 	for _, c := range t.client {
 		t.report(ClientFault, "", "the request breaks the declared contract: "+c, x)
 	}
 }
 
 // report prints and keeps one finding about x.
-func (t *tap) report(k Kind, decision, what string, x *conformance.Exchange) {
+func (t *tap) report(k Kind, decision, what string, x *exchange.Exchange) {
 	line := x.Line()
 	if x.Status == 0 && x.Error == "" {
 		line = x.Method + " " + x.URL // the request alone: no answer yet
@@ -106,7 +107,7 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 
 func (t *tap) startStream() {
 	pr, pw := io.Pipe()
-	s := &streamTap{judge: conformance.NewStreamJudge(), pw: pw, done: make(chan struct{}), x: conformance.NewObservedExchange(t.o)}
+	s := &streamTap{judge: conformance.NewStreamJudge(), pw: pw, done: make(chan struct{}), x: t.o.Exchange()}
 	t.stream = s
 	go func() {
 		defer close(s.done)
@@ -191,7 +192,7 @@ func (t *tap) judgeEnd() {
 	if ce := strings.ToLower(o.ResponseHeader.Get("Content-Encoding")); ce != "" && ce != "identity" && o.Status != 0 {
 		o.ResponseBody, encoded = decoded(ce, o.ResponseBody, t.bodyCut)
 	}
-	x := conformance.NewObservedExchange(o)
+	x := o.Exchange()
 	defer t.observe(o, left)
 	if !t.inContract {
 		t.p.log.Outside()
@@ -244,7 +245,7 @@ func decoded(encoding string, body []byte, cut bool) ([]byte, bool) {
 }
 
 // observe hands the finished exchange to every observer.
-func (t *tap) observe(o conformance.Observed, left bool) {
+func (t *tap) observe(o exchange.Observed, left bool) {
 	if len(t.p.observers) == 0 {
 		return
 	}

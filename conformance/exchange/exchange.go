@@ -1,4 +1,10 @@
-package conformance
+// Package exchange is one HTTP exchange as the kit's reports show it and its
+// judges read it: the request and the answer, redacted, a one-line summary,
+// a rendering with a curl command that reproduces it, and the raw bytes the
+// judges parse (never rendered). It links only the standard library and the
+// kit's curl builder and truncation, so the validating proxy uses it
+// without the suite.
+package exchange
 
 import (
 	"fmt"
@@ -6,17 +12,16 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"contractkit/internal/textcut"
 )
 
-// An exchange as the reports show it: one request and its response,
-// redacted, a one-line summary, and the full rendering with a curl command
-// that reproduces it.
+// ExcerptLimit bounds the request and response bodies shown in a report.
+const ExcerptLimit = 2048
 
-// excerptLimit bounds the request and response bodies shown in a report.
-const excerptLimit = 2048
-
-// Exchange is one request and its response as recorded for a report. Every
-// exported field is redacted: neither API key appears in it.
+// Exchange is one request and its answer. Every exported field with a JSON
+// name is redacted: neither API key appears in it. The fields without one
+// are what the judges read; they are never rendered or written.
 type Exchange struct {
 	Method         string        `json:"method"`
 	URL            string        `json:"url"`
@@ -29,15 +34,17 @@ type Exchange struct {
 	Duration       time.Duration `json:"duration"`
 	Curl           string        `json:"curl"`
 
-	// path is the API path, for contract validation.
-	path string
-	// raw is the whole response body as received (not redacted); it is
-	// never rendered, only parsed.
-	raw []byte
+	// Path is the API path ("/api/v1/user/model/7") and RawQuery the
+	// query as sent, for routing against the contract.
+	Path     string `json:"-"`
+	RawQuery string `json:"-"`
+	// Sent is the request body as sent, nil when there was none or it was
+	// not held (SentCut: over the holder's bound).
+	Sent    []byte `json:"-"`
+	SentCut bool   `json:"-"`
+	// Raw is the whole answer body as received, not redacted.
+	Raw []byte `json:"-"`
 }
-
-// Raw returns the whole response body as received.
-func (x *Exchange) Raw() []byte { return x.raw }
 
 // Line is the one-line summary "METHOD URL → status".
 func (x *Exchange) Line() string {
@@ -54,7 +61,7 @@ func (x *Exchange) Line() string {
 	return fmt.Sprintf("%s %s → %s", x.Method, x.URL, got)
 }
 
-// String renders the exchange for a report: request, response and a curl
+// String renders the exchange for a report: request, answer and a curl
 // command that reproduces it.
 func (x *Exchange) String() string {
 	if x == nil {
@@ -97,10 +104,22 @@ func writeHeaders(b *strings.Builder, h http.Header) {
 
 func indentTail(s string) string { return strings.ReplaceAll(s, "\n", "\n        ") }
 
-// excerpt is s cut to excerptLimit (shorten), with its length when cut.
-func excerpt(s string) string {
-	if len(s) <= excerptLimit {
+// Excerpt is s cut to ExcerptLimit characters, with its length when cut.
+func Excerpt(s string) string {
+	if len(s) <= ExcerptLimit {
 		return s
 	}
-	return fmt.Sprintf("%s (%d bytes in all)", shorten(s, excerptLimit), len(s))
+	return fmt.Sprintf("%s (%d bytes in all)", textcut.Shorten(s, ExcerptLimit), len(s))
+}
+
+// Log is every exchange of one check, as attached to its report.
+type Log []*Exchange
+
+// String renders the log.
+func (l Log) String() string {
+	var b strings.Builder
+	for i, x := range l {
+		fmt.Fprintf(&b, "--- exchange %d of %d\n%s", i+1, len(l), x)
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package conformance
+package exchange
 
 import (
 	"bytes"
@@ -10,12 +10,11 @@ import (
 	"time"
 )
 
-// An exchange the suite did not make but saw pass (the validating proxy,
-// package proxy): it becomes an Exchange like the suite's own, so the
-// suite's judges and reports serve it unchanged. The client's key is
-// whatever its Authorization header carries; it is redacted from
-// everything the Exchange shows, and its curl command reads it from
-// $CONFORMANCE_API_KEY.
+// An exchange the kit did not make but saw pass (the validating proxy): it
+// becomes an Exchange like the suite's own, so the same judges and reports
+// serve it. The client's key is whatever its Authorization header carries;
+// it is redacted from everything the Exchange shows, and its curl command
+// reads it from $CONFORMANCE_API_KEY.
 
 // Observed is one exchange as a proxy saw it, key included.
 type Observed struct {
@@ -38,9 +37,9 @@ type Observed struct {
 	Duration time.Duration
 }
 
-// ObservedKey is the API key of an Authorization header: the token of a
-// Bearer header, else the whole value.
-func ObservedKey(h http.Header) string {
+// Key is the API key of an Authorization header: the token of a Bearer
+// header, else the whole value.
+func Key(h http.Header) string {
 	v := h.Get("Authorization")
 	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
 		return strings.TrimSpace(v[7:])
@@ -48,10 +47,11 @@ func ObservedKey(h http.Header) string {
 	return v
 }
 
-// NewObservedExchange returns o as the suite's Exchange, redacted, with a
-// curl command that replays it against o.Target.
-func NewObservedExchange(o Observed) *Exchange {
-	r := NewRedactor(ObservedKey(o.RequestHeader), "")
+// Exchange returns o as an Exchange, redacted, with a curl command that
+// replays it against o.Target. Before the answer came (Status 0, no Error)
+// it is the request alone.
+func (o Observed) Exchange() *Exchange {
+	r := NewRedactor(Key(o.RequestHeader), "")
 	u := strings.TrimRight(o.Target, "/") + o.Path
 	if o.RawQuery != "" {
 		u += "?" + o.RawQuery
@@ -63,14 +63,17 @@ func NewObservedExchange(o Observed) *Exchange {
 		Status:        o.Status,
 		Error:         r.String(o.Error),
 		Duration:      o.Duration,
-		path:          o.Path,
-		raw:           o.ResponseBody,
+		Path:          o.Path,
+		RawQuery:      o.RawQuery,
+		Sent:          o.RequestBody,
+		SentCut:       o.RequestBodyCut,
+		Raw:           o.ResponseBody,
 	}
 	if o.Status != 0 {
 		x.ResponseHeader = r.Header(o.ResponseHeader)
-		x.ResponseBody = r.String(excerpt(string(o.ResponseBody)))
+		x.ResponseBody = r.String(Excerpt(string(o.ResponseBody)))
 	}
-	form := observedForm(o.RequestHeader, o.RequestBody)
+	form := readForm(o.RequestHeader, o.RequestBody)
 	var data []byte
 	switch {
 	case form != nil:
@@ -79,9 +82,9 @@ func NewObservedExchange(o Observed) *Exchange {
 		x.RequestBody = "(a body over the proxy's bound, not held)"
 	case len(o.RequestBody) > 0:
 		data = o.RequestBody
-		x.RequestBody = r.String(excerpt(string(data)))
+		x.RequestBody = r.String(Excerpt(string(data)))
 	}
-	x.Curl = (&Client{redact: r}).curl(o.Method, u, withoutHopHeaders(o.RequestHeader), data, form)
+	x.Curl = Curl(r, o.Method, u, withoutHopHeaders(o.RequestHeader), data, form)
 	if o.RequestBodyCut {
 		x.Curl += " # the body was over the proxy's bound and is not shown"
 	}
@@ -98,10 +101,10 @@ func withoutHopHeaders(h http.Header) http.Header {
 	return out
 }
 
-// observedForm reads a multipart body's parts as a Form whose files curl
-// reads from files named like the uploaded ones; nil when body is not a
-// whole multipart/form-data body.
-func observedForm(h http.Header, body []byte) *Form {
+// readForm reads a multipart body's parts as a Form whose files curl reads
+// from files named like the uploaded ones; nil when body is not a whole
+// multipart/form-data body.
+func readForm(h http.Header, body []byte) *Form {
 	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" || body == nil {
 		return nil
@@ -110,17 +113,31 @@ func observedForm(h http.Header, body []byte) *Form {
 	f := &Form{}
 	for {
 		p, err := mr.NextPart()
-		if err == io.EOF {
-			return f
-		}
 		if err != nil {
-			return f
+			return f // io.EOF, or a body that breaks off: the parts read so far
 		}
 		if p.FileName() != "" {
 			f.Files = append(f.Files, FormFile{Field: p.FormName(), Name: p.FileName()})
 			continue
 		}
-		v, _ := io.ReadAll(io.LimitReader(p, curlBodyLimit))
+		v, _ := io.ReadAll(io.LimitReader(p, CurlBodyLimit))
 		f.Fields = append(f.Fields, FormField{Name: p.FormName(), Value: string(v)})
 	}
+}
+
+// PartNames lists the names of a multipart body's parts in order (files
+// and fields), nil when body is not a multipart/form-data body.
+func PartNames(h http.Header, body []byte) []string {
+	f := readForm(h, body)
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range f.Fields {
+		out = append(out, p.Name)
+	}
+	for _, p := range f.Files {
+		out = append(out, p.Field)
+	}
+	return out
 }

@@ -1,14 +1,14 @@
-package conformance
+package exchange
 
 import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"contractkit/internal/curl"
 )
 
-// Redactor removes the API keys from everything the suite reports. Its
-// shellValue, which writes a key into a curl command as a reference to its
-// environment variable, is with curl in client.go.
+// Redactor removes the API keys from everything the kit reports.
 type Redactor struct {
 	secrets []secret
 }
@@ -20,10 +20,10 @@ type secret struct{ value, label, envVar string }
 func NewRedactor(key, key2 string) *Redactor {
 	r := &Redactor{}
 	if key != "" {
-		r.secrets = append(r.secrets, secret{key, "<redacted:api-key>", "$CONFORMANCE_API_KEY"})
+		r.secrets = append(r.secrets, secret{key, "<redacted:api-key>", "CONFORMANCE_API_KEY"})
 	}
 	if key2 != "" {
-		r.secrets = append(r.secrets, secret{key2, "<redacted:api-key-2>", "$CONFORMANCE_API_KEY_2"})
+		r.secrets = append(r.secrets, secret{key2, "<redacted:api-key-2>", "CONFORMANCE_API_KEY_2"})
 	}
 	// The longer key first, so a key that contains the other is removed whole.
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i].value) > len(r.secrets[j].value) })
@@ -47,4 +47,15 @@ func (r *Redactor) Header(h http.Header) http.Header {
 		}
 	}
 	return out
+}
+
+// ShellValue renders v as a shell word: a key becomes a reference to its
+// environment variable inside double quotes, anything else single-quoted.
+func (r *Redactor) ShellValue(v string) string {
+	for _, k := range r.secrets {
+		if strings.Contains(v, k.value) {
+			return curl.Ref(v, k.value, k.envVar, r.String)
+		}
+	}
+	return curl.Quote(v)
 }
