@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -49,7 +50,7 @@ func (e *env) datasetSpecs() {
 				declared("4.3.1", "2.6"), func(ctx SpecContext) {
 					e.need(created, "dataset")
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
-					ids := idsOf(e.expectSuccess(x).Items())
+					ids := judge.IDs(e.expectSuccess(x).Items())
 					e.expectThat(x, slices.Contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
 				})
 
@@ -138,7 +139,7 @@ func (e *env) datasetSpecs() {
 						decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext, id string) {
 							e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, id)}),
 								refusal{statuses: []int{http.StatusNotFound}})
-							e.notListed("dataset", func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, J.Items)(ctx, id)
+							e.notListed("dataset", func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, judge.J.Items)(ctx, id)
 						}},
 				},
 			})

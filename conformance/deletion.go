@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -29,7 +30,7 @@ type deletion struct {
 	// status200: the seed states HTTP 200 for this delete.
 	status200 bool
 	// more, when set, judges the delete's answer further.
-	more func(x *exchange.Exchange, data J)
+	more func(x *exchange.Exchange, data judge.J)
 	// notYet, when set, says why the resource cannot be deleted yet ("" when
 	// it can): the delete check is skipped "…, so it cannot be deleted" and
 	// the gone checks "…, so it was not deleted", and only then. Without it
@@ -62,7 +63,7 @@ func (e *env) deletionSpecs(d deletion) {
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if d.status200 {
-			e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+			e.expectFindings(x, "the delete did not answer HTTP 200", judge.Status(x, http.StatusOK))
 		}
 		if d.more != nil {
 			d.more(x, data)
@@ -94,12 +95,12 @@ func (e *env) notReturned(collection string, rest ...string) func(SpecContext, s
 }
 
 // notListed judges that the list answering list() does not hold the id of
-// the deleted what; items finds the list's records.
-func (e *env) notListed(what string, list func() Request, items func(J) []J) func(SpecContext, string) {
+// the deleted what; items finds the list's judge.Records.
+func (e *env) notListed(what string, list func() Request, items func(judge.J) []judge.J) func(SpecContext, string) {
 	return func(ctx SpecContext, id string) {
 		GinkgoHelper()
 		x := e.do(ctx, list())
-		ids := idsOf(items(e.expectSuccess(x)))
+		ids := judge.IDs(items(e.expectSuccess(x)))
 		e.expectThat(x, !slices.Contains(ids, id), "deleted %s %s is still listed", what, id)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 	"contractkit/fixtures"
 )
 
@@ -131,7 +132,7 @@ func (e *env) evaluationSpecs() {
 						Skip("the evaluation did not end")
 					}
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
-					ids := idsOf(e.expectSuccess(x).Get("evaluations").Items())
+					ids := judge.IDs(e.expectSuccess(x).Get("evaluations").Items())
 					e.expectThat(x, slices.Contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
 				})
 
@@ -139,8 +140,8 @@ func (e *env) evaluationSpecs() {
 				what: "evaluation", res: &created, collection: pathEvaluations,
 				behaviour: "MUST delete an ended evaluation with HTTP 200 and a message",
 				class:     declared("4.5.5", "1.1", "D-02"), status200: true,
-				more: func(x *exchange.Exchange, data J) {
-					body, _ := ParseJSON(x.Raw)
+				more: func(x *exchange.Exchange, data judge.J) {
+					body, _ := judge.ParseJSON(x.Raw)
 					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
 					e.decided("D-02", func() {
 						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"contractkit/conformance"
+	"contractkit/conformance/judge"
 	"contractkit/mockserver"
 )
 
@@ -28,7 +29,7 @@ func serve(key string) (*url.URL, func()) {
 }
 
 // A client is built from the service's base address and the API keys; Do
-// sends one request and records the exchange, and the judges read it.
+// sends one request and judge.Records the exchange, and the judges read it.
 func ExampleClient_Do() {
 	base, stop := serve("example-key")
 	defer stop()
@@ -40,10 +41,9 @@ func ExampleClient_Do() {
 		Query:  url.Values{"status": {"pending"}},
 	})
 	fmt.Println("status:", x.Status)
-	fmt.Println("content type problems:", conformance.JSONContentTypeProblems(x.ResponseHeader))
-	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw, "success"))
+	fmt.Println("findings:", judge.Verdict("listEvaluations", x, nil, false).Lines())
 
-	body, err := conformance.ParseJSON(x.Raw)
+	body, err := judge.ParseJSON(x.Raw)
 	if err != nil {
 		panic(err)
 	}
@@ -51,14 +51,13 @@ func ExampleClient_Do() {
 	fmt.Println("data:", body.Get("data"))
 	// Output:
 	// status: 200
-	// content type problems: []
-	// envelope problems: []
+	// findings: []
 	// envelope status: success
 	// data: {"evaluations":[],"page":1,"per_page":20,"total":0}
 }
 
 // A refusal is a response too: Do never returns an error for a status code,
-// and EnvelopeProblems checks the error envelope of seed §1.
+// and the judge checks the error envelope of seed §1.
 func ExampleClient_Do_refused() {
 	base, stop := serve("example-key")
 	defer stop()
@@ -66,12 +65,12 @@ func ExampleClient_Do_refused() {
 
 	x := client.Do(context.Background(), conformance.Request{Method: http.MethodGet, Path: "/api/v1/evaluations/999999"})
 	fmt.Println("status:", x.Status)
-	fmt.Println("status problems:", conformance.StatusProblems(x, http.StatusNotFound))
-	fmt.Println("envelope problems:", conformance.EnvelopeProblems(x.Raw, "error"))
+	fmt.Println("status findings:", judge.Status(x, http.StatusNotFound).Lines())
+	fmt.Println("findings:", judge.Verdict("getEvaluation", x, nil, false).Lines())
 	// Output:
 	// status: 404
-	// status problems: []
-	// envelope problems: []
+	// status findings: []
+	// findings: []
 }
 
 // The recorded exchange never holds an API key: headers and bodies are
@@ -90,32 +89,4 @@ func ExampleClient_Log() {
 	// Output:
 	// Bearer <redacted:api-key>
 	// 200
-}
-
-// A body missing the envelope's data is reported in one line per problem.
-func ExampleEnvelopeProblems() {
-	for _, p := range conformance.EnvelopeProblems([]byte(`{"status":"ok"}`), "success") {
-		fmt.Println(p)
-	}
-	// Output:
-	// $.status: "ok", want "success"
-	// $.data: missing (a successful response is {status, data})
-}
-
-// J reads a body leniently: a missing key gives the zero J, never a panic,
-// and ids read the same whether the server sends numbers or strings.
-func ExampleParseJSON() {
-	body, err := conformance.ParseJSON([]byte(`{"status":"success","data":[{"id":7,"name":"m"}]}`))
-	if err != nil {
-		panic(err)
-	}
-	first := body.Get("data", 0)
-	fmt.Println(first.Get("id").ID(), first.Get("name").Str())
-	fmt.Println(body.Get("data", 5, "name").Exists())
-	v, ok := body.Path("$.data[0].name")
-	fmt.Println(v, ok)
-	// Output:
-	// 7 m
-	// false
-	// "m" true
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 	"contractkit/spec"
 )
 
@@ -73,13 +74,37 @@ const DefaultExplore = 1000
 // finding is one property broken once.
 type finding struct {
 	prop string
-	// decision is "" when the seed states the rule, else the decision.
-	decision string
 	// what is the same text each time the same thing breaks (no ids), so
 	// a sequence can be shrunk while it still breaks it; detail has the
-	// values and ids.
+	// values and ids (the findings' lines when empty).
 	what, detail string
-	x            *exchange.Exchange
+	// fs are the breaks as values: the one judge's findings, or the
+	// sequence's own (a value stored, a list, a state), each Decided with
+	// its decision when a decision, not the seed, states the rule.
+	fs judge.Findings
+	x  *exchange.Exchange
+}
+
+// decision is "" when the seed states the rule broken, else the decision
+// that states it.
+func (f finding) decision() string {
+	for _, v := range f.fs {
+		if v.Class == judge.Decided {
+			if v.Decision == "" {
+				return "the contract as written"
+			}
+			return v.Decision
+		}
+	}
+	return ""
+}
+
+// explain is the finding's detail: its own sentence, or its findings.
+func (f finding) explain() string {
+	if f.detail != "" {
+		return f.detail
+	}
+	return strings.Join(f.fs.Lines(), "; ")
 }
 
 // failure is a finding with the sequence that shows it.
@@ -187,15 +212,16 @@ func (x *explorer) created(p string) {
 	}
 }
 
-// violate records f. A break not yet hunted down is fatal to the sequence
+// violate judge.Records f. A break not yet hunted down is fatal to the sequence
 // (rapid then shrinks it); others are kept as counts and examples.
 func (x *explorer) violate(c *exploreCase, f finding) {
 	o := x.outcomes[f.prop]
-	fatal := (f.decision == "" || x.e.cfg.Strict) && !x.hunted[f.prop]
+	decision := f.decision()
+	fatal := (decision == "" || x.e.cfg.Strict) && !x.hunted[f.prop]
 	if !fatal {
-		if f.decision != "" && !x.e.cfg.Strict {
-			if len(o.decided[f.decision]) < 3 {
-				o.decided[f.decision] = append(o.decided[f.decision], f)
+		if decision != "" && !x.e.cfg.Strict {
+			if len(o.decided[decision]) < 3 {
+				o.decided[decision] = append(o.decided[decision], f)
 			}
 			return
 		}
@@ -329,12 +355,12 @@ func (x *explorer) pagingDecision(op *exploreOp) string {
 		if op.paging[p.Name] == "" {
 			continue
 		}
-		if d := decisionOf(p.Extensions); d != "" {
-			return d
+		if d, _ := spec.Mark(p.Extensions); d.Row != "" {
+			return d.Row
 		}
 		if p.Schema != nil && p.Schema.Value != nil {
-			if d := decisionOf(p.Schema.Value.Extensions); d != "" {
-				return d
+			if d, _ := spec.Mark(p.Schema.Value.Extensions); d.Row != "" {
+				return d.Row
 			}
 		}
 	}

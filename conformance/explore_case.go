@@ -3,12 +3,13 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	"pgregory.net/rapid"
 )
@@ -141,7 +142,7 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 	return false
 }
 
-// do sends r and records the exchange in the current step.
+// do sends r and judge.Records the exchange in the current step.
 func (c *exploreCase) do(r Request) *exchange.Exchange {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
@@ -207,12 +208,12 @@ func (c *exploreCase) send(op *exploreOp, id *string, p plan) {
 		}
 	}
 	c.x.noteDuplicates(op, &p)
-	if op.stream && p.invalid == "" {
+	if op.stream {
 		c.stream(op, r, p)
 		return
 	}
 	x := c.do(r)
-	data := c.judge(op, x, p)
+	data := c.judge(op, x, p, nil, false)
 	if x.Status/100 != 2 || p.foreign || p.invalid != "" {
 		return
 	}
@@ -234,14 +235,15 @@ func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
 	get, list := c.x.cat.opOf(k, roleGet), c.x.cat.opOf(k, roleList)
 	if get != nil && c.x.spend() {
 		x := c.do(Request{Method: "GET", Path: strings.Replace(get.Path, "{"+k.param+"}", r.id, 1)})
-		data := c.judge(get, x, plan{target: r})
+		data := c.judge(get, x, plan{target: r}, nil, false)
 		if x.Status/100 == 2 {
 			c.compareStored(x, r, data, "a later read by id", false)
 			c.observe(x, r, data, false)
 		} else if x.Status/100 == 4 {
 			c.x.violate(c, finding{prop: propStored, x: x,
 				what:   fmt.Sprintf("%s: a resource just written cannot be read", get.ID),
-				detail: fmt.Sprintf("%s %s was written and then answered %d", k.param, r.id, x.Status)})
+				detail: fmt.Sprintf("%s %s was written and then answered %d", k.param, r.id, x.Status),
+				fs:     breaks(get.ID, "status", "readable", "a 2xx: the resource just written", strconv.Itoa(x.Status), "")})
 		}
 	}
 	if list != nil && (get == nil || c.g.chance(2, "readback.list")) && c.x.spend() {
@@ -270,7 +272,7 @@ func (c *exploreCase) namesLive(op *exploreOp, body map[string]any) bool {
 
 // apply updates the model after a success and judges what the answer
 // shows of what was written.
-func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data J) {
+func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data judge.J) {
 	switch op.role {
 	case roleCreate:
 		id := data.Get("id").ID()
@@ -333,9 +335,10 @@ func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data J)
 				continue
 			}
 			if got := data.Get(st.field); !sameValue(got, v) {
-				c.x.violate(c, finding{prop: propStored, decision: st.decision, x: x,
+				c.x.violate(c, finding{prop: propStored, x: x,
 					what:   fmt.Sprintf("%s: $.data.%s differs from the %s sent", op.ID, st.field, name),
-					detail: fmt.Sprintf("%s sent %s; its answer shows %s", name, show(v), got)})
+					detail: fmt.Sprintf("%s sent %s; its answer shows %s", name, show(v), got),
+					fs:     breaks(op.ID, judge.Pointer("data", st.field), "stored", show(v), got.String(), st.decision)})
 			}
 		}
 	}
@@ -351,21 +354,23 @@ func (c *exploreCase) stream(op *exploreOp, r Request, p plan) {
 	resp, x := c.x.e.client.Open(ctx, r)
 	if resp == nil {
 		c.record(x)
-		c.judge(op, x, p)
+		c.judge(op, x, p, nil, false)
 		return
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK && mediaType(resp.Header) == "text/event-stream" {
+	if judge.IsEventStream(resp.StatusCode, resp.Header) {
 		stop := time.AfterFunc(exploreStreamRead, cancel)
 		defer stop.Stop()
-		s := ReadStream(resp.Body, exploreStreamRead, cancel)
+		s := judge.ReadStream(resp.Body, exploreStreamRead, cancel)
 		c.x.e.client.Finish(x, s.Raw, nil)
 		c.record(x)
-		c.judgeStream(op, x, s, p)
+		// A stream the phase stopped reading is judged by the events it
+		// had sent: its end is unknown.
+		c.judge(op, x, p, s, s.Err != nil)
 		return
 	}
 	body, err := readAllBounded(resp.Body)
 	c.x.e.client.Finish(x, body, err)
 	c.record(x)
-	c.judge(op, x, p)
+	c.judge(op, x, p, nil, false)
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -257,17 +258,13 @@ func answerSchema(op *openapi3.Operation) (*openapi3.Schema, bool) {
 	return data.Value, stream
 }
 
-// decisionMark reads an x-decision mark: its id and class.
+// decisionMark reads an x-decision mark: its row (when decided) and class.
 func decisionMark(ext map[string]any) (id, class string) {
-	m, ok := ext["x-decision"].(map[string]any)
-	if !ok {
-		return "", ""
+	d, _ := spec.Mark(ext)
+	if d.Class != "decided" {
+		return "", d.Class
 	}
-	class, _ = m["class"].(string)
-	if class != "decided" {
-		return "", class
-	}
-	return decisionOf(ext), class
+	return d.Row, d.Class
 }
 
 // pagingOf reads a parameter's x-paging mark ("size", "offset", "page").
@@ -395,16 +392,8 @@ func (t *transitions) known(state string) bool {
 // contract, not the seed's (a decided mark that relaxes it whole): the
 // explore phase does not send it, since a server may not know it.
 func addition(ext map[string]any) bool {
-	m, ok := ext["x-decision"].(map[string]any)
-	if !ok || m["class"] != "decided" {
-		return false
-	}
-	for _, r := range asList(m["relax"]) {
-		if r == "*" {
-			return true
-		}
-	}
-	return false
+	d, _ := spec.Mark(ext)
+	return d.Class == "decided" && slices.Contains(d.Relax, "*")
 }
 
 // paramDecided reports whether a parameter is ours (a decided mark on the

@@ -5,18 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/pb33f/libopenapi-validator/helpers"
 
 	"contractkit/conformance/exchange"
-	"contractkit/spec"
+	"contractkit/conformance/judge"
 )
 
 // Judging one explored exchange by the properties every answer must keep,
@@ -26,68 +24,111 @@ import (
 // exploreStreamRead bounds the reading of one explored stream.
 const exploreStreamRead = 300 * time.Millisecond
 
-// judge judges x, the answer to a request planned as p, and returns the
-// data of a success.
-func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan) J {
-	body, _ := ParseJSON(x.Raw)
+// exploreVerdict is the explore phase's adapter around the one judge:
+// the verdict on an explored exchange whose answer was read whole or, for
+// an event stream, as s (cut: the phase stopped reading it at its bound).
+func exploreVerdict(op string, x *exchange.Exchange, s *judge.Stream, cut bool) judge.Findings {
+	return judge.Verdict(op, x, s, cut)
+}
+
+// judge judges x, the answer to a request planned as p (its event stream
+// read as s, cut at the phase's bound), by the one judge's verdict mapped
+// onto the properties, and by what the plan expects; it returns the data
+// of a success.
+func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judge.Stream, cut bool) judge.J {
+	body, _ := judge.ParseJSON(x.Raw)
 	data := body.Get("data")
-	switch {
-	case x.Status == 0 && (c.x.over() || timedOut(x)):
+	if (x.Status == 0 || x.Error != "" && s == nil) && (c.x.over() || timedOut(x)) {
 		// Cut by the phase's own deadline, or by the client's wait: a busy
 		// machine is not a broken server. No verdict.
 		return data
+	}
+	fs := exploreVerdict(op.ID, x, s, cut)
+	server := fs.Side(judge.Server)
+	invalid := fs.Has(judge.Client, judge.Declared)
+	switch served := server.Rule(judge.RuleServedInvalid); {
 	case x.Status == 0:
-		c.x.violate(c, finding{prop: propNo5xx, x: x,
+		c.x.violate(c, finding{prop: propNo5xx, x: x, fs: server,
 			what:   fmt.Sprintf("%s: no answer", op.ID),
 			detail: "the request got no answer: " + x.Error})
 		return data
 	case x.Status >= 500:
 		prop, what := propNo5xx, "a 5xx to an accepted request"
-		if p.invalid != "" {
+		if invalid || p.invalid != "" {
 			prop, what = propInvalid, "a 5xx to an invalid request"
 		}
 		c.x.violate(c, finding{prop: prop, x: x, what: fmt.Sprintf("%s: %s", op.ID, what),
-			detail: fmt.Sprintf("answered %d%s", x.Status, planNote(p))})
-	case p.invalid != "" && x.Status/100 == 2:
-		c.x.violate(c, finding{prop: propInvalid, x: x,
-			what:   fmt.Sprintf("%s: an invalid request accepted", op.ID),
-			detail: fmt.Sprintf("the request %s (declared request schema) and was answered %d", p.invalid, x.Status)})
+			detail: fmt.Sprintf("answered %d%s", x.Status, planNote(p)),
+			fs:     breaks(op.ID, judge.RuleStatus, judge.RuleStatus, "not a 5xx", strconv.Itoa(x.Status), "")})
+	case len(served) > 0:
+		c.x.violate(c, finding{prop: propInvalid, x: x, fs: served,
+			what: fmt.Sprintf("%s: an invalid request accepted", op.ID)})
 	case p.refuse != "" && x.Status/100 == 2 && !p.mayRefuse:
-		c.x.violate(c, finding{prop: p.prop, decision: p.decision, x: x,
+		with := ""
+		if s != nil {
+			with = " with a stream"
+		}
+		c.x.violate(c, finding{prop: p.prop, x: x,
 			what:   fmt.Sprintf("%s: served a request that %s", op.ID, stableRefusal(p.refuse)),
-			detail: fmt.Sprintf("the request %s and was answered %d", p.refuse, x.Status)})
-	case x.Status/100 == 4 && p.refuse == "" && p.invalid == "" && !p.mayRefuse && !p.foreign:
+			detail: fmt.Sprintf("the request %s and was answered %d%s", p.refuse, x.Status, with),
+			fs:     breaks(op.ID, judge.RuleStatus, "refused", "a refusal", strconv.Itoa(x.Status), p.decision)})
+	case x.Status/100 == 4 && p.refuse == "" && p.invalid == "" && !invalid && !p.mayRefuse && !p.foreign:
 		c.x.refusedValid(op, x)
 	}
-	if x.Status >= 400 {
-		if prob := append(JSONContentTypeProblems(x.ResponseHeader), EnvelopeProblems(x.Raw, "error")...); len(prob) > 0 {
-			c.x.violate(c, finding{prop: propDocumented, x: x,
-				what:   fmt.Sprintf("%s: a refusal without the error envelope", op.ID),
-				detail: strings.Join(prob, "; ")})
+	declared := server.Class(judge.Declared)
+	envelope := append(declared.Rule(judge.RuleContentType), declared.Rule(judge.RuleEnvelope)...)
+	if len(envelope) > 0 {
+		what := "a success without the success envelope"
+		if x.Status >= 400 {
+			what = "a refusal without the error envelope"
 		}
-	} else if x.Status/100 == 2 {
-		if prob := append(JSONContentTypeProblems(x.ResponseHeader), EnvelopeProblems(x.Raw, "success")...); len(prob) > 0 {
-			c.x.violate(c, finding{prop: propDocumented, x: x,
-				what:   fmt.Sprintf("%s: a success without the success envelope", op.ID),
-				detail: strings.Join(prob, "; ")})
+		c.x.violate(c, finding{prop: propDocumented, x: x, fs: envelope, what: fmt.Sprintf("%s: %s", op.ID, what)})
+	}
+	if st := declared.Rule(judge.RuleStream); len(st) > 0 {
+		c.x.violate(c, finding{prop: propDocumented, x: x, fs: st,
+			what: fmt.Sprintf("%s: a stream that breaks the seed's rules", op.ID)})
+	}
+	var undocumented judge.Findings
+	for _, f := range declared {
+		if f.Rule == judge.RuleSchema || f.Rule == judge.RuleContract || f.Rule == judge.RuleAnswer && x.Status != 0 {
+			undocumented = append(undocumented, f)
 		}
 	}
-	decl, dec := contract(x)
-	if len(decl) > 0 {
-		c.x.violate(c, finding{prop: propDocumented, x: x,
-			what:   fmt.Sprintf("%s: an answer the declared contract does not document", op.ID),
-			detail: strings.Join(decl, "; ")})
+	if len(undocumented) > 0 {
+		c.x.violate(c, finding{prop: propDocumented, x: x, fs: undocumented,
+			what: fmt.Sprintf("%s: an answer the declared contract does not document", op.ID)})
 	}
-	for _, id := range slices.Sorted(maps.Keys(dec)) {
-		c.x.violate(c, finding{prop: propDocumented, decision: id, x: x,
-			what:   fmt.Sprintf("%s: an answer that differs from %s", op.ID, id),
-			detail: strings.Join(dec[id], "; ")})
+	decided := server.Class(judge.Decided)
+	for _, id := range decided.Decisions() {
+		name := id
+		if name == "" {
+			name = "the contract as written"
+		}
+		c.x.violate(c, finding{prop: propDocumented, x: x, fs: decided.Decision(id),
+			what: fmt.Sprintf("%s: an answer that differs from %s", op.ID, name)})
 	}
 	return data
 }
 
-// timedOut reports whether x got no answer because the client stopped
-// waiting.
+// breaks is a break of the sequence's own expectations as a value: op is the
+// operation it concerns, pointer where the answer shows it, rule what it
+// breaks; decision is "" when the seed states the rule.
+func breaks(op, pointer, rule, expected, got, decision string) judge.Findings {
+	f := judge.Finding{Operation: op, Pointer: pointer, Rule: rule, Expected: expected, Got: got, Decision: decision}
+	if decision != "" {
+		f.Class = judge.Decided
+	}
+	return judge.Findings{f}
+}
+
+// opOf is the operation of x's request, "" outside the contract.
+func opOf(x *exchange.Exchange) string {
+	op, _, _ := judge.Operation(x.Method, x.Path)
+	return op
+}
+
+// timedOut reports whether x got no whole answer because the client
+// stopped waiting.
 func timedOut(x *exchange.Exchange) bool {
 	return strings.Contains(x.Error, "deadline exceeded") || strings.Contains(x.Error, "Client.Timeout")
 }
@@ -107,28 +148,6 @@ func planNote(p plan) string {
 		return "; the request " + p.invalid
 	}
 	return ""
-}
-
-// judgeStream judges an event stream read for a bounded time: a 200 event
-// stream whose events carry JSON; read to its end, it ends with [DONE].
-func (c *exploreCase) judgeStream(op *exploreOp, x *exchange.Exchange, s *Stream, p plan) {
-	if p.refuse != "" && !p.mayRefuse {
-		c.x.violate(c, finding{prop: p.prop, decision: p.decision, x: x,
-			what:   fmt.Sprintf("%s: served a request that %s", op.ID, stableRefusal(p.refuse)),
-			detail: fmt.Sprintf("the request %s and was answered %d with a stream", p.refuse, x.Status)})
-	}
-	var prob []string
-	for _, d := range s.NotJSON {
-		prob = append(prob, fmt.Sprintf("event data is not JSON: %q", shorten(d, 120)))
-	}
-	if s.Err == nil {
-		prob = s.Problems()
-	}
-	if len(prob) > 0 {
-		c.x.violate(c, finding{prop: propDocumented, x: x,
-			what:   fmt.Sprintf("%s: a stream that breaks the seed's rules", op.ID),
-			detail: strings.Join(prob, "; ")})
-	}
 }
 
 // breakBody returns body changed so that it breaks the declared request
@@ -179,8 +198,10 @@ func (x *explorer) breakBody(g gen, op *exploreOp, body map[string]any) (map[str
 }
 
 // wrongType is a value of another type than s, one no lenient server
-// coerces (an object for a scalar, text for a number): "7" for an integer
-// is left out, since a server may read it as the number (D-21).
+// coerces (an object for a scalar, text for a number). A change is kept
+// only when the one judge calls it the client's fault (declaredInvalid),
+// so what the contract's readings read (x-lenient, D-21) is never planned
+// as invalid.
 func wrongType(s *openapi3.Schema) any {
 	switch {
 	case s.Type.Is("string"), s.Type.Is("boolean"):
@@ -195,16 +216,20 @@ func wrongType(s *openapi3.Schema) any {
 	return nil
 }
 
-// declaredInvalid reports whether the declared view refuses op with body.
+// declaredInvalid reports whether the one judge calls a request of op
+// with body the client's fault in its body (a Declared finding of the
+// client's there): a change the contract's lenient readings read (a string
+// "7" for model_id on a conversation, D-21) is not, so the phase never
+// plans as invalid a value a lenient server may read.
 func declaredInvalid(op *exploreOp, body map[string]any) bool {
-	req, err := bodyRequest(op, body)
-	check := spec.Declared().Request(op.ID)
-	if err != nil || check == nil {
+	b, err := json.Marshal(body)
+	if err != nil {
 		return false
 	}
-	_, errs := check.Validate(req)
-	for _, e := range errs {
-		if e.ValidationType == helpers.RequestBodyValidation {
+	x := &exchange.Exchange{Method: strings.ToUpper(op.Method), Path: pathParam.ReplaceAllString(op.Path, "1"),
+		RequestHeader: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer <explore>"}}, Sent: b}
+	for _, f := range judge.Request(op.ID, x).Class(judge.Declared) {
+		if strings.HasPrefix(f.Pointer, "/") {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	"pgregory.net/rapid"
 )
@@ -23,7 +24,7 @@ const maxListPages = 20
 
 // walked is a list read page by page.
 type walked struct {
-	items []J
+	items []judge.J
 	// complete: every item of the list was seen.
 	complete bool
 	// pages holds the exchange of every page.
@@ -58,10 +59,11 @@ func (c *exploreCase) list(op *exploreOp) {
 	if w.refused != nil || foreign {
 		if foreign && w.refused == nil {
 			for _, r := range c.m.res {
-				if r.kind == k && !r.deleted && !r.shared && slices.Contains(idsOf(w.items), r.id) {
+				if r.kind == k && !r.deleted && !r.shared && slices.Contains(judge.IDs(w.items), r.id) {
 					c.x.violate(c, finding{prop: propIsolation, x: w.pages[0],
 						what:   fmt.Sprintf("%s: the other account's list shows a resource", op.ID),
-						detail: fmt.Sprintf("%s %s of the first account is in the second account's list", k.param, r.id)})
+						detail: fmt.Sprintf("%s %s of the first account is in the second account's list", k.param, r.id),
+						fs:     breaks(op.ID, "/data", "isolation", "none of the other account's resources", k.param+" "+r.id, "")})
 				}
 			}
 		}
@@ -136,13 +138,13 @@ func (c *exploreCase) walk(op *exploreOp, base url.Values, size int, foreign boo
 		}
 		x := c.do(r)
 		w.pages = append(w.pages, x)
-		data := c.judge(op, x, p)
+		data := c.judge(op, x, p, nil, false)
 		if x.Status/100 != 2 {
 			w.refused = x
 			return w
 		}
-		items := records(data)
-		ids := idsOf(items)
+		items := judge.Records(data)
+		ids := judge.IDs(items)
 		if len(prev) > 0 && len(ids) > 0 && sameIDs(prev, ids) {
 			return w // the paging parameters are ignored: this page is the last one again
 		}
@@ -193,26 +195,30 @@ func (c *exploreCase) judgeList(op *exploreOp, w walked, scope, filter, filterVa
 			if sameOrigin(w, first, i) {
 				decision = ""
 			}
-			c.x.violate(c, finding{prop: propLists, decision: decision, x: last,
+			c.x.violate(c, finding{prop: propLists, x: last,
 				what:   fmt.Sprintf("%s: an item listed twice", op.ID),
-				detail: fmt.Sprintf("%s %s is listed twice", k.param, id)})
+				detail: fmt.Sprintf("%s %s is listed twice", k.param, id),
+				fs:     breaks(op.ID, "/data", "listed-once", "each item once", k.param+" "+id+" twice", decision)})
 		}
 		seen[id] = i
 		if scope != "" && !sameValue(it.Get(k.scope), scope) {
 			c.x.violate(c, finding{prop: propLists, x: last,
 				what:   fmt.Sprintf("%s: an item of another %s", op.ID, k.scope),
-				detail: fmt.Sprintf("the list for %s=%s holds %s %s with %s %s", k.scope, scope, k.param, id, k.scope, it.Get(k.scope))})
+				detail: fmt.Sprintf("the list for %s=%s holds %s %s with %s %s", k.scope, scope, k.param, id, k.scope, it.Get(k.scope)),
+				fs:     breaks(op.ID, "/data", "list-scope", k.scope+" "+scope, it.Get(k.scope).String(), "")})
 		}
 		if filter != "" && !sameValue(it.Get(filter), filterValue) {
-			c.x.violate(c, finding{prop: propLists, decision: filterDecision, x: last,
+			c.x.violate(c, finding{prop: propLists, x: last,
 				what:   fmt.Sprintf("%s: an item outside the filter %s", op.ID, filter),
-				detail: fmt.Sprintf("the list for %s=%s holds %s %s with %s %s", filter, filterValue, k.param, id, filter, it.Get(filter))})
+				detail: fmt.Sprintf("the list for %s=%s holds %s %s with %s %s", filter, filterValue, k.param, id, filter, it.Get(filter)),
+				fs:     breaks(op.ID, "/data", "list-filter", filter+" "+filterValue, it.Get(filter).String(), filterDecision)})
 		}
 		if r := c.m.find(k, id); r != nil {
 			if r.deleted {
-				c.x.violate(c, finding{prop: propGone, decision: k.gone, x: last,
+				c.x.violate(c, finding{prop: propGone, x: last,
 					what:   fmt.Sprintf("%s: a deleted item listed", op.ID),
-					detail: fmt.Sprintf("%s %s was deleted and is still listed", k.param, id)})
+					detail: fmt.Sprintf("%s %s was deleted and is still listed", k.param, id),
+					fs:     breaks(op.ID, "/data", "gone", "no deleted "+k.param, k.param+" "+id, k.gone)})
 				continue
 			}
 			c.compareStored(last, r, it, "its list entry", false)
@@ -229,7 +235,8 @@ func (c *exploreCase) judgeList(op *exploreOp, w walked, scope, filter, filterVa
 		if _, ok := seen[r.id]; !ok {
 			c.x.violate(c, finding{prop: propLists, x: last,
 				what:   fmt.Sprintf("%s: a resource missing from its list", op.ID),
-				detail: fmt.Sprintf("%s %s is not in the list (%d items on %d page(s))", k.param, r.id, len(w.items), len(w.pages))})
+				detail: fmt.Sprintf("%s %s is not in the list (%d items on %d page(s))", k.param, r.id, len(w.items), len(w.pages)),
+				fs:     breaks(op.ID, "/data", "listed", k.param+" "+r.id, "missing", "")})
 		}
 	}
 }
@@ -238,8 +245,8 @@ func (c *exploreCase) judgeList(op *exploreOp, w walked, scope, filter, filterVa
 func sameOrigin(w walked, i, j int) bool {
 	n := 0
 	for _, x := range w.pages {
-		body, _ := ParseJSON(x.Raw)
-		count := len(records(body.Get("data")))
+		body, _ := judge.ParseJSON(x.Raw)
+		count := len(judge.Records(body.Get("data")))
 		if i < n+count && j < n+count {
 			return i >= n && j >= n
 		}

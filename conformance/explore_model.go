@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"contractkit/conformance/judge"
+
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -95,7 +97,7 @@ func (m *model) find(k *resourceKind, id string) *resource {
 // way round), text compared after trimming and Unicode normalisation (a
 // server may trim and normalise; the seed does not forbid it), numbers by
 // value.
-func sameValue(got J, want any) bool {
+func sameValue(got judge.J, want any) bool {
 	switch w := want.(type) {
 	case string:
 		switch g := got.Value().(type) {

@@ -87,7 +87,7 @@ func (x *explorer) judgeProperty(p property) {
 		x.e.decided(id, func() {
 			var lines []string
 			for _, f := range fs {
-				lines = append(lines, f.what+": "+f.detail)
+				lines = append(lines, f.what+": "+f.explain())
 			}
 			x.e.expectNone(fs[0].x, "explored answers differ from "+id, lines)
 		})
@@ -98,8 +98,8 @@ func (x *explorer) judgeProperty(p property) {
 	x.e.culprit = o.failure.x
 	AddReportEntry("reproduce", o.failure.x, ReportEntryVisibilityFailureOrVerbose)
 	msg := x.failureText(o)
-	if o.failure.decision != "" {
-		msg = fmt.Sprintf("[decided %s, failing because of --strict]\n%s", o.failure.decision, msg)
+	if d := o.failure.decision(); d != "" {
+		msg = fmt.Sprintf("[decided %s, failing because of --strict]\n%s", d, msg)
 	}
 	Fail(msg)
 }
@@ -119,7 +119,7 @@ func (x *explorer) runLine() string {
 func (x *explorer) failureText(o *outcome) string {
 	f := o.failure
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n  %s\n", f.what, f.detail)
+	fmt.Fprintf(&b, "%s\n  %s\n", f.what, f.explain())
 	how := "the sequence that broke it"
 	if f.shrunk {
 		how = "minimal sequence (shrunk)"
@@ -141,7 +141,7 @@ func (x *explorer) failureText(o *outcome) string {
 	if o.alsoN > 0 {
 		fmt.Fprintf(&b, "and %d more break(s) of this property, for instance:\n", o.alsoN)
 		for _, a := range o.also {
-			fmt.Fprintf(&b, "  - %s: %s\n    %s\n", a.what, a.detail, a.x.Curl)
+			fmt.Fprintf(&b, "  - %s: %s\n    %s\n", a.what, a.explain(), a.x.Curl)
 		}
 	}
 	b.WriteString(x.runLine())

@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"contractkit/conformance/judge"
 	"contractkit/spec"
 )
 
@@ -99,8 +100,8 @@ func TestTransitionsReach(t *testing.T) {
 }
 
 func TestSameValue(t *testing.T) {
-	parse := func(s string) J {
-		j, err := ParseJSON([]byte(s))
+	parse := func(s string) judge.J {
+		j, err := judge.ParseJSON([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}

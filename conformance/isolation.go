@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 	"contractkit/fixtures"
 )
 
@@ -62,8 +63,8 @@ func (e *env) isolationSpecs() {
 			}
 		}
 		// unlisted: a refusal, or a list without the id; items finds the
-		// list's records.
-		unlisted := func(id *string, items func(J) []J) func(SpecContext, Request) {
+		// list's judge.Records.
+		unlisted := func(id *string, items func(judge.J) []judge.J) func(SpecContext, Request) {
 			return func(ctx SpecContext, r Request) {
 				GinkgoHelper()
 				r.Auth = AuthKey2
@@ -72,7 +73,7 @@ func (e *env) isolationSpecs() {
 					e.expectNotFound(x)
 					return
 				}
-				ids := idsOf(items(e.expectSuccess(x)))
+				ids := judge.IDs(items(e.expectSuccess(x)))
 				e.expectThat(x, !slices.Contains(ids, *id), "the second account's list shows %s", *id)
 			}
 		}
@@ -91,7 +92,7 @@ func (e *env) isolationSpecs() {
 			x, _ := e.infer(ctx, r)
 			e.expectNotFound(x)
 		}
-		evaluations := func(d J) []J { return d.Get("evaluations").Items() }
+		evaluations := func(d judge.J) []judge.J { return d.Get("evaluations").Items() }
 		// Each row: the behaviour, the operation (its clause labels the
 		// check), the resource made in BeforeAll the check needs, if any,
 		// the request and how its answer is judged.
@@ -104,7 +105,7 @@ func (e *env) isolationSpecs() {
 			{"MUST NOT let another account read a model", "getModel", nil,
 				func() Request { return Request{Method: http.MethodGet, Path: at(pathModels, model)} }, refused},
 			{"MUST NOT show a model in another account's list", "listModels", nil,
-				func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, unlisted(&model, records)},
+				func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, unlisted(&model, judge.Records)},
 			{"MUST NOT let another account delete a model", "deleteModel", nil,
 				func() Request { return Request{Method: http.MethodDelete, Path: at(pathModels, model)} },
 				refusedAndKept(func() string { return at(pathModels, model) })},
@@ -119,7 +120,7 @@ func (e *env) isolationSpecs() {
 			{"MUST NOT let another account read a dataset", "getDataset", nil,
 				func() Request { return Request{Method: http.MethodGet, Path: at(pathDatasets, dataset)} }, refused},
 			{"MUST NOT show a dataset in another account's list", "listDatasets", nil,
-				func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, unlisted(&dataset, J.Items)},
+				func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, unlisted(&dataset, judge.J.Items)},
 			{"MUST NOT let another account add files to a dataset", "uploadDatasetFiles", nil,
 				func() Request {
 					return Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
@@ -130,7 +131,7 @@ func (e *env) isolationSpecs() {
 				refusedAndKept(func() string { return at(pathDatasets, dataset) })},
 
 			{"MUST NOT show a model's conversations to another account", "listConversations", &conv,
-				func() Request { return listConversations(model, nil) }, unlisted(&conversation, J.Items)},
+				func() Request { return listConversations(model, nil) }, unlisted(&conversation, judge.J.Items)},
 			{"MUST NOT let another account open a conversation on a model", "createConversation", nil,
 				func() Request { return conversationRequest(model, e.name("thread")) }, createRefused(pathConversations)},
 			{"MUST NOT let another account rename a conversation", "renameConversation", &conv,

@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,15 +10,17 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"contractkit/conformance/exchange"
-	"contractkit/spec"
+	"contractkit/conformance/judge"
 )
 
 // A check's judging path, in one place: do sends and records a request;
-// the judges (expectSuccess, expectError and its kin, expectThat) split
-// what the answer breaks into declared problems, which fail the check
-// through expectNone, and decided ones, which go through env.decided with
-// the decision that shaped the rule. Each judge reports all its problems
-// at once.
+// verdict asks the one judge (package judge, the same the explore phase
+// and the validating proxy ask) what the exchange breaks; the expect
+// functions add what the check itself expects (a success, a refusal with
+// given codes) and split the server's findings into declared ones, which
+// fail the check through expectFindings, and decided ones, which go
+// through env.decided with the decision that shaped the rule. Each reports
+// every finding at once.
 
 // do sends r and records the exchange.
 func (e *env) do(ctx context.Context, r Request) *exchange.Exchange {
@@ -27,92 +28,71 @@ func (e *env) do(ctx context.Context, r Request) *exchange.Exchange {
 	return e.client.Do(ctx, r)
 }
 
-// contract splits the response's mismatches with the contract into declared
-// ones (against spec.Declared(), undocumented status codes excepted) and
-// decided ones by decision id (against spec.Strict(), and undocumented
-// status codes, D-17).
-func contract(x *exchange.Exchange) (declaredLines []string, decidedLines map[string][]string) {
-	decl := ContractMismatches(spec.Declared(), x)
-	strict := ContractMismatches(spec.Strict(), x)
-	inDecl := map[string]bool{}
-	decidedLines = map[string][]string{}
-	for _, m := range decl {
-		inDecl[m.Text] = true
-		if m.StatusCode {
-			decidedLines["D-17"] = append(decidedLines["D-17"], m.Text)
-			continue
-		}
-		declaredLines = append(declaredLines, m.Text)
-	}
-	for _, m := range strict {
-		if inDecl[m.Text] {
-			continue
-		}
-		id := m.Decision
-		if id == "" {
-			// Every relaxed keyword comes from an x-decision mark, so this
-			// is a mark the walk did not reach (on a parameter, say).
-			id = "the contract as written"
-		}
-		decidedLines[id] = append(decidedLines[id], m.Text)
-	}
-	return declaredLines, decidedLines
+// verdict is the one judge's verdict on x, its answer read whole or, for
+// an event stream, as s: the written checks' adapter around judge.Verdict.
+func verdict(x *exchange.Exchange, s *judge.Stream) judge.Findings {
+	op, _, _ := judge.Operation(x.Method, x.Path)
+	return judge.Verdict(op, x, s, false)
 }
 
-// judgeDecided reports the decided contract mismatches, one difference per
-// decision.
-func (e *env) judgeDecided(x *exchange.Exchange, lines map[string][]string) {
+// judgeServer fails the check with the server's declared findings among fs
+// (what) and reports its decided ones, one difference per decision.
+func (e *env) judgeServer(x *exchange.Exchange, what string, fs judge.Findings) {
 	GinkgoHelper()
-	ids := make([]string, 0, len(lines))
-	for id := range lines {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		e.decided(id, func() {
-			e.expectNone(x, "the response differs from the contract as written", lines[id])
+	server := fs.Side(judge.Server)
+	e.expectFindings(x, what, server.Class(judge.Declared))
+	e.judgeDecided(x, server.Class(judge.Decided))
+}
+
+// judgeDecided reports decided findings, one difference per decision.
+func (e *env) judgeDecided(x *exchange.Exchange, fs judge.Findings) {
+	GinkgoHelper()
+	for _, id := range fs.Decisions() {
+		name := id
+		if name == "" {
+			// Every relaxed keyword comes from an x-decision mark, so this
+			// is a mark the walk did not reach (on a parameter, say).
+			name = "the contract as written"
+		}
+		e.decided(name, func() {
+			e.expectFindings(x, "the answer differs from "+name, fs.Decision(id))
 		})
 	}
 }
 
 // expectSuccess judges a success and returns its data. Declared: a 2xx
-// status, an application/json body in envelope rule 1 (seed §1.1, §1.3)
-// that matches the declared contract. Decided: the contract as written.
-func (e *env) expectSuccess(x *exchange.Exchange) J {
+// status and what the one judge finds (the envelope of seed §1.1, JSON
+// (§1.3), the declared contract). Decided: the contract as written.
+func (e *env) expectSuccess(x *exchange.Exchange) judge.J {
 	GinkgoHelper()
-	var p []string
-	switch {
-	case x.Error != "":
-		p = append(p, "no response: "+x.Error)
-	case x.Status < 200 || x.Status > 299:
-		p = append(p, fmt.Sprintf("status: %d, want 200", x.Status))
+	fs := verdict(x, nil)
+	if x.Status != 0 {
+		fs = append(fs, judge.Success(x)...)
 	}
-	e.expectEnvelope(x, "success", "not a conforming success", p)
-	body, _ := ParseJSON(x.Raw)
+	e.judgeServer(x, "not a conforming success", fs)
+	body, _ := judge.ParseJSON(x.Raw)
 	return body.Get("data")
 }
 
-// judgeEnvelope fails the check with status (the status's problems), the
-// content type, envelope rule kind ("success" or "error") and the
-// declared contract's mismatches, all at once; it returns the decided
-// mismatches for the caller to judge.
-func (e *env) judgeEnvelope(x *exchange.Exchange, kind, what string, status []string) map[string][]string {
+// expectStream judges an inference answer read by infer against seed
+// §4.4: 200, an event stream, and what the one judge finds of it (JSON data
+// events, the [DONE] end, a non-empty text; the chunks of D-03, decided).
+func (e *env) expectStream(x *exchange.Exchange, s *judge.Stream) {
 	GinkgoHelper()
-	p := status
-	if x.Error == "" {
-		p = append(p, JSONContentTypeProblems(x.ResponseHeader)...)
-		p = append(p, EnvelopeProblems(x.Raw, kind)...)
-	}
-	decl, dec := contract(x)
-	p = append(p, decl...)
-	e.expectNone(x, what, p)
-	return dec
+	e.judgeServer(x, "not a conforming inference stream", streamVerdict(x, s))
 }
 
-// expectEnvelope is judgeEnvelope with the decided mismatches judged.
-func (e *env) expectEnvelope(x *exchange.Exchange, kind, what string, status []string) {
-	GinkgoHelper()
-	e.judgeDecided(x, e.judgeEnvelope(x, kind, what, status))
+// streamVerdict is the verdict on an inference answer with what a stream
+// check expects: 200 and text/event-stream.
+func streamVerdict(x *exchange.Exchange, s *judge.Stream) judge.Findings {
+	fs := verdict(x, s)
+	if x.Status != 0 {
+		fs = append(fs, judge.Status(x, 200)...)
+	}
+	if x.Status == 200 && s == nil {
+		fs = append(fs, judge.ContentType(x.ResponseHeader, "text/event-stream")...)
+	}
+	return fs
 }
 
 // refusal says how a request must be refused.
@@ -124,18 +104,23 @@ type refusal struct {
 	exact    int
 }
 
-// expectError judges a refusal: the status, an application/json body in
-// envelope rule 2 with a message (seed §1.2, §7), the declared contract;
-// then the decided refinement and the contract as written.
+// expectError judges a refusal: the status, what the one judge finds (the
+// envelope of seed §1.2 and §7, the declared contract); then the decided
+// refinement and the contract as written.
 func (e *env) expectError(x *exchange.Exchange, want refusal) {
 	GinkgoHelper()
-	dec := e.judgeEnvelope(x, "error", "not refused with a conforming error", StatusProblems(x, want.statuses...))
+	fs := verdict(x, nil)
+	if x.Status != 0 {
+		fs = append(fs, judge.Status(x, want.statuses...)...)
+	}
+	server := fs.Side(judge.Server)
+	e.expectFindings(x, "not refused with a conforming error", server.Class(judge.Declared))
 	if want.exact != 0 {
 		e.decided(want.decision, func() {
-			e.expectNone(x, "refused with another status code", StatusProblems(x, want.exact))
+			e.expectFindings(x, "refused with another status code", judge.Status(x, want.exact))
 		})
 	}
-	e.judgeDecided(x, dec)
+	e.judgeDecided(x, server.Class(judge.Decided))
 }
 
 // expectRefused: any 4xx with the error envelope is declared; the exact
@@ -200,6 +185,10 @@ func (d Difference) String() string {
 // entryDecided names the report entries of decided differences.
 const entryDecided = "decided: differs"
 
+// entryFindings names the report entry that carries a judgement's findings
+// as values (the JSON report's objects).
+const entryFindings = "findings"
+
 // decided runs f, whose assertions check decision id rather than a rule of
 // the seed. Without --strict a failure in f ends f and is recorded as a
 // difference; with --strict it fails the check.
@@ -219,9 +208,24 @@ func (e *env) decided(id string, f func()) {
 	AddReportEntry(entryDecided, d, ReportEntryVisibilityAlways)
 }
 
+// expectFindings fails the check with every finding at once (and the
+// exchange that shows them) when fs is not empty; the report carries the
+// findings as values too.
+func (e *env) expectFindings(x *exchange.Exchange, what string, fs judge.Findings) {
+	if len(fs) == 0 {
+		return
+	}
+	AddReportEntry(entryFindings, fs, ReportEntryVisibilityNever)
+	e.expectNoneOffset(2, x, what, fs.Lines())
+}
+
 // expectNone fails the check with every problem at once (and the exchange
 // that shows them) when problems is not empty.
 func (e *env) expectNone(x *exchange.Exchange, what string, problems []string) {
+	e.expectNoneOffset(2, x, what, problems)
+}
+
+func (e *env) expectNoneOffset(offset int, x *exchange.Exchange, what string, problems []string) {
 	if len(problems) == 0 {
 		return
 	}
@@ -229,7 +233,7 @@ func (e *env) expectNone(x *exchange.Exchange, what string, problems []string) {
 		e.culprit = x
 		AddReportEntry("reproduce", x, ReportEntryVisibilityFailureOrVerbose)
 	}
-	ExpectWithOffset(1, problems).To(beEmptyProblems(what, x))
+	ExpectWithOffset(offset, problems).To(beEmptyProblems(what, x))
 }
 
 // beEmptyProblems matches an empty problem list; its failure message lists

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/judge"
 	"contractkit/spec"
 )
 
@@ -43,7 +44,7 @@ func modelDefaults() []fieldDefault {
 		if err != nil {
 			panic(fmt.Sprintf("conformance: the default of Model.%s: %v", f, err))
 		}
-		v, _ := ParseJSON(b)
+		v, _ := judge.ParseJSON(b)
 		out = append(out, fieldDefault{f, v.Value()})
 	}
 	return out
@@ -100,7 +101,7 @@ func (e *env) modelSpecs() {
 							continue
 						}
 						if !sameJSON(v.Value(), d.value) {
-							p = append(p, fmt.Sprintf("$.data.%s: %s, want the default %s", d.field, v, J{d.value}))
+							p = append(p, fmt.Sprintf("$.data.%s: %s, want the default %s", d.field, v, judge.Of(d.value)))
 						}
 					}
 					e.expectNone(created.x, "a new model's fields differ from their defaults", p)
@@ -142,10 +143,10 @@ func (e *env) modelSpecs() {
 					e.need(created, "model")
 					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
 					data := e.expectSuccess(x)
-					ids := idsOf(records(data))
+					ids := judge.IDs(judge.Records(data))
 					e.expectThat(x, slices.Contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
 					e.decided("D-01", func() {
-						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", jsonKind(data.Value()))
+						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", data.Kind())
 					})
 				})
 
@@ -157,7 +158,7 @@ func (e *env) modelSpecs() {
 					{"MUST NOT return a deleted model: the error envelope (404)",
 						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned(pathModels)},
 					{"MUST NOT list a deleted model",
-						declared("4.1.4", "4.1.1"), e.notListed("model", func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, records)},
+						declared("4.1.4", "4.1.1"), e.notListed("model", func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, judge.Records)},
 				},
 			})
 		})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"contractkit/conformance/judge"
 	"contractkit/coverage"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -75,7 +76,7 @@ type CheckResult struct {
 	Details []string
 	RunTime time.Duration
 	// Streams are the timings of the check's inference streams.
-	Streams []StreamTiming
+	Streams []judge.StreamTiming
 }
 
 // Summary is a run's outcome per area.
@@ -141,7 +142,7 @@ func summarize(r types.Report) Summary {
 			c.Outcome = Passed
 		}
 		for _, en := range sr.ReportEntries {
-			if t, ok := en.GetRawValue().(StreamTiming); ok && en.Name == entryTiming {
+			if t, ok := en.GetRawValue().(judge.StreamTiming); ok && en.Name == entryTiming {
 				c.Streams = append(c.Streams, t)
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,7 +26,7 @@ func (e *env) name(kind string) string { return e.prefix + kind + "-" + randomHe
 type created struct {
 	x    *exchange.Exchange
 	id   string
-	data J
+	data judge.J
 }
 
 // create sends a create request and, when the answer carries an id,
@@ -34,7 +35,7 @@ type created struct {
 func (e *env) create(ctx context.Context, r Request, collection string) created {
 	GinkgoHelper()
 	x := e.do(ctx, r)
-	body, _ := ParseJSON(x.Raw)
+	body, _ := judge.ParseJSON(x.Raw)
 	data := body.Get("data")
 	c := created{x: x, data: data}
 	if x.Status/100 == 2 {
@@ -120,7 +121,7 @@ func (e *env) get(l *lazy, what string, mk func() string) string {
 // get), or, through need, a skip.
 func (e *env) createdID(x *exchange.Exchange, what string) string {
 	GinkgoHelper()
-	body, _ := ParseJSON(x.Raw)
+	body, _ := judge.ParseJSON(x.Raw)
 	id := ""
 	if x.Status/100 == 2 {
 		id = body.Get("data").Get("id").ID()

@@ -74,7 +74,7 @@ func (c Config) flagLine() []string {
 	return out
 }
 
-// addJUnitProperties records info as <property> elements of every test
+// addJUnitProperties judge.Records info as <property> elements of every test
 // suite in the JUnit report at path, where CI systems show them.
 func addJUnitProperties(path string, info RunInfo, cov *coverage.Report) error {
 	raw, err := os.ReadFile(path)

@@ -25,7 +25,7 @@
 //     (waiting for a model or an evaluation state), infer.go (the
 //     inference reader), stream.go (the event stream) and timing.go (a
 //     stream as a client saw it);
-//   - json.go (the JSON accessor J), lists.go (the records and ids of a
+//   - json.go (the JSON accessor judge.J), lists.go (the judge.Records and ids of a
 //     list), text.go (texts cut short for messages);
 //   - flags.go, runinfo.go (what a run was), report.go (summary), report_html.go,
 //     report_coverage.go, clauses.go (traceability), observed*.go (for the proxy).

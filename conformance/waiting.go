@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,7 +25,7 @@ var (
 
 // modelReady tells a ready model as real clients do: a ready status, or
 // the graph built.
-func modelReady(m J) bool {
+func modelReady(m judge.J) bool {
 	if readyStates[strings.ToLower(m.Get("status").Str())] {
 		return true
 	}
@@ -34,13 +35,13 @@ func modelReady(m J) bool {
 
 // waitModelReady polls the model until it is ready, within --timeout, and
 // returns it. A failed model stops the wait.
-func (e *env) waitModelReady(ctx context.Context, id string) J {
+func (e *env) waitModelReady(ctx context.Context, id string) judge.J {
 	GinkgoHelper()
-	var model J
+	var model judge.J
 	Eventually(ctx, func(g Gomega) {
 		x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, id)})
 		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
-		body, _ := ParseJSON(x.Raw)
+		body, _ := judge.ParseJSON(x.Raw)
 		m := body.Get("data")
 		if st := strings.ToLower(m.Get("status").Str()); failedStates[st] {
 			StopTrying(fmt.Sprintf("model %s failed (status %q) instead of becoming ready", id, st)).Now()
@@ -55,7 +56,7 @@ func (e *env) waitModelReady(ctx context.Context, id string) J {
 // evaluationStatus reads an evaluation's status.
 func (e *env) evaluationStatus(ctx context.Context, id string) (string, *exchange.Exchange) {
 	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
-	body, _ := ParseJSON(x.Raw)
+	body, _ := judge.ParseJSON(x.Raw)
 	return body.Get("data", "status").Str(), x
 }
 

@@ -124,11 +124,12 @@ func (f Finding) Key() string {
 	return strings.Join([]string{f.Operation, f.Side.String(), f.Pointer, f.Rule, f.Expected, f.Decision, f.Class.String()}, "\x1f")
 }
 
-// String renders the finding on one line: "pointer: rule: expected …, got
-// …", with its decision or clause.
+// String renders the finding on one line: "pointer: rule: want …, got …",
+// with its decision or clause (the pointer left out when it is the rule's
+// own name: "status: want 200, got 404").
 func (f Finding) String() string {
 	var b strings.Builder
-	if f.Pointer != "" {
+	if f.Pointer != "" && f.Pointer != f.Rule {
 		b.WriteString(f.Pointer)
 		b.WriteString(": ")
 	}

@@ -1,4 +1,4 @@
-package conformance
+package judge
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestIncrementalProblems(t *testing.T) {
+func TestIncremental(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct {
 		name     string
@@ -22,7 +22,8 @@ func TestIncrementalProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, skip := tt.timing.incrementalProblems()
+			fs, skip := tt.timing.Incremental()
+			p := fs.Lines()
 			if (skip != "") != tt.skip {
 				t.Fatalf("skip %q, want skip %v", skip, tt.skip)
 			}
@@ -40,7 +41,7 @@ func TestStreamTimingCountsAnswerChunks(t *testing.T) {
 		At:  []time.Duration{1 * time.Millisecond, 5 * time.Millisecond, 30 * time.Millisecond, 31 * time.Millisecond, 32 * time.Millisecond},
 		End: 33 * time.Millisecond,
 	}
-	got := s.timing(10 * time.Millisecond)
+	got := s.Timing(10 * time.Millisecond)
 	want := StreamTiming{FirstToken: 15 * time.Millisecond, LastToken: 40 * time.Millisecond, Duration: 43 * time.Millisecond, Tokens: 2}
 	if got != want {
 		t.Errorf("timing %+v, want %+v", got, want)

@@ -1,4 +1,4 @@
-package conformance
+package judge
 
 import (
 	"bytes"
@@ -8,12 +8,17 @@ import (
 	"strings"
 )
 
-// J, the lenient JSON accessor every check reads bodies with, and the
-// JSONPath subset the contract validator writes field paths in.
+// J, the lenient JSON accessor every check reads bodies with, the JSONPath
+// subset the contract validator writes field paths in, and the JSON
+// pointers (RFC 6901) findings locate values with.
 
 // J is a parsed JSON value with lenient accessors: a missing key or a
 // value of another type gives the zero J, never a panic.
 type J struct{ v any }
+
+// Of wraps a value decoded from JSON (with numbers as json.Number, as
+// ParseJSON decodes them).
+func Of(v any) J { return J{v} }
 
 // ParseJSON parses b, keeping numbers exact (json.Number).
 func ParseJSON(b []byte) (J, error) {
@@ -71,6 +76,52 @@ func (j J) Path(p string) (J, bool) {
 		}
 	}
 	return v, true
+}
+
+// Pointer resolves a JSON pointer (RFC 6901): "" is the whole value,
+// "/data/0/id" a member of an element.
+func (j J) Pointer(p string) (J, bool) {
+	v := j
+	for _, seg := range pointerSegments(p) {
+		switch t := v.v.(type) {
+		case map[string]any:
+			x, ok := t[seg]
+			if !ok {
+				return J{}, false
+			}
+			v = J{x}
+		case []any:
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 || n >= len(t) {
+				return J{}, false
+			}
+			v = J{t[n]}
+		default:
+			return J{}, false
+		}
+	}
+	return v, true
+}
+
+// Kind names the JSON type of the value: object, array, string, number,
+// boolean or null.
+func (j J) Kind() string { return jsonKind(j.v) }
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	default:
+		return "number"
+	}
 }
 
 // Value returns the underlying value.
@@ -174,4 +225,45 @@ func pathSegments(p string) []segment {
 		}
 	}
 	return out
+}
+
+// Pointer writes path segments as a JSON pointer (RFC 6901).
+func Pointer(segments ...string) string {
+	var b strings.Builder
+	for _, s := range segments {
+		b.WriteByte('/')
+		b.WriteString(pointerEscape.Replace(s))
+	}
+	return b.String()
+}
+
+var (
+	pointerEscape   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescape = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// pointerSegments splits a JSON pointer into its unescaped segments.
+func pointerSegments(p string) []string {
+	if p == "" || p[0] != '/' {
+		return nil
+	}
+	parts := strings.Split(p[1:], "/")
+	for i, s := range parts {
+		parts[i] = pointerUnescape.Replace(s)
+	}
+	return parts
+}
+
+// jsonPathPointer turns a JSONPath of the validator's subset ("$.data[0].id")
+// into a JSON pointer ("/data/0/id").
+func jsonPathPointer(p string) string {
+	var segs []string
+	for _, s := range pathSegments(p) {
+		if s.index >= 0 {
+			segs = append(segs, strconv.Itoa(s.index))
+		} else {
+			segs = append(segs, s.key)
+		}
+	}
+	return Pointer(segs...)
 }

@@ -1,26 +1,22 @@
-package conformance
+package judge
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/spec"
 )
 
-// Which decision governs a response or a field: the x-decision marks of
+// Which decision governs an answer or a field: the x-decision marks of
 // spec/openapi.yaml, looked up on the documented response and along the
-// schema, so a mismatch names the DECISIONS.md row that shaped it.
+// schema, so a finding names the DECISIONS.md row that shaped its rule.
 
-// decisionOf returns the DECISIONS.md row of an x-decision mark in ext
-// (its "row" key), or "".
-func decisionOf(ext map[string]any) string {
-	m, ok := ext["x-decision"].(map[string]any)
-	if !ok {
-		return ""
-	}
-	row, _ := m["row"].(string)
-	return row
+// row is the DECISIONS.md row of an element's x-decision mark, or "".
+func row(ext map[string]any) string {
+	d, _ := spec.Mark(ext)
+	return d.Row
 }
 
 // documentedResponse finds the contract's answer for req and status. routed
@@ -38,30 +34,32 @@ func documentedResponse(c *spec.Contract, req *http.Request, status int) (resp *
 	return r.Value, true
 }
 
+// undocumentedStatus is the decision of a status code an operation does
+// not document: the condition-to-code mapping is ours (seed §7).
+const undocumentedStatus = "D-17"
+
 func responseDecision(c *spec.Contract, req *http.Request, status int) string {
 	r, routed := documentedResponse(c, req, status)
 	switch {
 	case !routed:
 		return ""
 	case r == nil:
-		// An undocumented code: the condition-to-code mapping is ours.
-		return "D-17"
+		return undocumentedStatus
 	}
-	return decisionOf(r.Extensions)
+	return row(r.Extensions)
 }
 
-// schemaDecision walks the response schema along fieldPath and returns the
-// innermost decision marked on the way (on a schema or on the response), so
-// a mismatch can be traced to the DECISIONS.md row that shaped it.
-func schemaDecision(c *spec.Contract, req *http.Request, status int, media, fieldPath string) string {
+// schemaDecision walks the answer's schema along pointer and returns the
+// innermost decision marked on the way (on a schema or on the response).
+func schemaDecision(c *spec.Contract, req *http.Request, status int, media, pointer string) string {
 	r, routed := documentedResponse(c, req, status)
 	switch {
 	case !routed:
 		return ""
 	case r == nil:
-		return "D-17"
+		return undocumentedStatus
 	}
-	found := decisionOf(r.Extensions)
+	found := row(r.Extensions)
 	mt := r.Content.Get(media)
 	if mt == nil || mt.Schema == nil {
 		return found
@@ -69,23 +67,20 @@ func schemaDecision(c *spec.Contract, req *http.Request, status int, media, fiel
 	s := mt.Schema.Value
 	visit := func(s *openapi3.Schema) {
 		if s != nil {
-			if d := decisionOf(s.Extensions); d != "" {
+			if d := row(s.Extensions); d != "" {
 				found = d
 			}
 		}
 	}
 	visit(s)
-	for _, seg := range pathSegments(fieldPath) {
+	for _, seg := range pointerSegments(pointer) {
 		if s == nil {
 			break
 		}
-		if seg.index >= 0 {
-			if s.Items == nil {
-				break
-			}
+		if _, err := strconv.Atoi(seg); err == nil && s.Items != nil {
 			s = s.Items.Value
 		} else {
-			p := s.Properties[seg.key]
+			p := s.Properties[seg]
 			if p == nil {
 				break
 			}

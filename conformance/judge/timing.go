@@ -1,20 +1,15 @@
-package conformance
+package judge
 
 import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	. "github.com/onsi/ginkgo/v2"
 )
 
 // How a client sees a stream: when the first piece of the answer arrives
-// and when the stream ends, counted from the request. Every inference check
-// records them (report entry "stream timing"); the incremental-delivery
-// check (D-26) judges them.
-
-// entryTiming names the report entry of a stream's timing.
-const entryTiming = "stream timing"
+// and when the stream ends, counted from the request. Every inference
+// check of the suite records them (its report entry "stream timing"); the
+// incremental-delivery check (D-26) judges them.
 
 // wholeUnder is the stream duration below which a stream delivered whole
 // cannot be told from one streamed fast: such a stream is not judged.
@@ -43,8 +38,8 @@ func (t StreamTiming) String() string {
 		t.FirstToken.Round(time.Millisecond), t.LastToken.Round(time.Millisecond), t.Duration.Round(time.Millisecond), t.Tokens)
 }
 
-// timing measures s, whose headers arrived after headers.
-func (s *Stream) timing(headers time.Duration) StreamTiming {
+// Timing measures s, whose headers arrived after headers.
+func (s *Stream) Timing(headers time.Duration) StreamTiming {
 	t := StreamTiming{Duration: headers + s.End}
 	for i, ev := range s.Events {
 		var c struct {
@@ -63,24 +58,25 @@ func (s *Stream) timing(headers time.Duration) StreamTiming {
 	return t
 }
 
-// incrementalProblems judges D-26: the answer's chunks arrive spread over
-// the stream, the first well before the end. A stream shorter than
-// wholeUnder is not judged (skip), its reason returned.
-func (t StreamTiming) incrementalProblems() (problems []string, skip string) {
+// Incremental judges D-26: the answer's chunks arrive spread over the
+// stream, the first well before the end. A stream shorter than wholeUnder
+// is not judged: skip says why.
+func (t StreamTiming) Incremental() (fs Findings, skip string) {
 	if t.Duration < wholeUnder {
 		return nil, fmt.Sprintf("the whole stream took %s (under %s): delivered whole or streamed, a client cannot tell", t.Duration.Round(time.Millisecond), wholeUnder)
 	}
+	f := Finding{Pointer: RuleStream, Rule: RuleIncremental, Expected: "answer chunks spread over the stream, the first well before the end", Decision: incrementalDecision, Class: Decided}
 	switch {
 	case t.Tokens < 2:
-		problems = append(problems, fmt.Sprintf("%d answer chunk(s) in a %s stream: the answer came in one piece", t.Tokens, t.Duration.Round(time.Millisecond)))
+		f.Got = fmt.Sprintf("%d answer chunk(s) in a %s stream: the answer came in one piece", t.Tokens, t.Duration.Round(time.Millisecond))
 	case t.LastToken-t.FirstToken < spreadAtLeast:
-		problems = append(problems, fmt.Sprintf("all %d answer chunks arrived within %s of each other, %s after the request, in a %s stream: delivered whole, not streamed",
-			t.Tokens, (t.LastToken-t.FirstToken).Round(time.Microsecond), t.FirstToken.Round(time.Millisecond), t.Duration.Round(time.Millisecond)))
+		f.Got = fmt.Sprintf("all %d answer chunks within %s of each other, %s after the request, in a %s stream: delivered whole, not streamed",
+			t.Tokens, (t.LastToken - t.FirstToken).Round(time.Microsecond), t.FirstToken.Round(time.Millisecond), t.Duration.Round(time.Millisecond))
+	default:
+		return nil, ""
 	}
-	return problems, ""
+	return Findings{f}, ""
 }
 
-// recordTiming attaches the timing of a stream to the check's report.
-func recordTiming(t StreamTiming) {
-	AddReportEntry(entryTiming, t, ReportEntryVisibilityNever)
-}
+// incrementalDecision decides that an answer streams as it is produced.
+const incrementalDecision = "D-26"

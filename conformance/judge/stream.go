@@ -1,4 +1,4 @@
-package conformance
+package judge
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -30,6 +29,10 @@ const doneMarker = "[DONE]"
 // ErrStalled is returned when a stream sends nothing for longer than its idle
 // limit.
 var ErrStalled = errors.New("the stream stalled: no data within the idle limit")
+
+// The inference stream (seed §4.4) as a client reads it: the WHATWG
+// event-stream rules, events dispatched one by one, and the Stream they
+// make. Its judges are streamjudge.go's.
 
 // ReadEvents parses an event stream and calls each for every event, until
 // the reader ends, fails, or each returns false. It follows the WHATWG
@@ -254,92 +257,6 @@ func (s *Stream) Text(strict bool) string {
 		}
 	}
 	return ""
-}
-
-// Problems lists the ways the stream breaks the declared rules of seed §4.4:
-// every event is a data line carrying JSON, the stream ends with
-// `data: [DONE]`, and the assembled text is not empty.
-func (s *Stream) Problems() []string {
-	var p []string
-	if s.Err != nil {
-		p = append(p, "reading the stream: "+s.Err.Error())
-	}
-	for _, d := range s.NotJSON {
-		p = append(p, fmt.Sprintf("event data is not JSON: %q", shorten(d, 120)))
-	}
-	switch {
-	case !s.Done:
-		p = append(p, "the stream did not end with `data: [DONE]`")
-	case s.AfterDone > 0:
-		p = append(p, fmt.Sprintf("%d event(s) after `data: [DONE]`", s.AfterDone))
-	}
-	if s.Err == nil && s.Text(false) == "" {
-		p = append(p, "the assembled answer text is empty (no token/delta chunk content, no message/response chunk)")
-	}
-	return p
-}
-
-// ChunkProblems lists the ways the chunks differ from decision D-03: every
-// chunk is an object with a `type` among the contract's (InferenceChunk:
-// status, context, reasoning, token, delta, done, error); token and delta
-// chunks carry string `content`; no error chunk; a done chunk is the last
-// before [DONE]; the text is not empty.
-func (s *Stream) ChunkProblems() []string {
-	var p []string
-	for i, c := range s.Chunks {
-		if line := ChunkProblem(i+1, c); line != "" {
-			p = append(p, line)
-		}
-	}
-	return append(p, s.ChunkEndProblems()...)
-}
-
-// ChunkProblem is what chunk n (counted from 1) breaks of decision D-03 on
-// its own, or "": an object with a `type` among the contract's, string
-// `content` in token and delta chunks, not an error chunk.
-func ChunkProblem(n int, c any) string {
-	types := schemaEnum("InferenceChunk", "type")
-	m, ok := c.(map[string]any)
-	if !ok {
-		return fmt.Sprintf("chunk %d is not a JSON object", n)
-	}
-	t, ok := m["type"].(string)
-	switch {
-	case !ok:
-		return fmt.Sprintf("chunk %d has no string `type`", n)
-	case !slices.Contains(types, t):
-		return fmt.Sprintf("chunk %d: type %q is not one of %s", n, t, strings.Join(types, ", "))
-	case t == "token" || t == "delta":
-		if _, ok := m["content"].(string); !ok {
-			return fmt.Sprintf("chunk %d: a %s chunk without string `content`", n, t)
-		}
-	case t == "error":
-		return fmt.Sprintf("chunk %d: an error chunk: %v", n, m["message"])
-	}
-	return ""
-}
-
-// ChunkEndProblems is what the whole stream breaks of decision D-03, known
-// only at its end: a done chunk last before [DONE], text in token or delta
-// chunks.
-func (s *Stream) ChunkEndProblems() []string {
-	var p []string
-	// The type of the last object chunk: a chunk that is not an object
-	// is its own problem (ChunkProblem), not the end's.
-	lastType := ""
-	for i := len(s.Chunks) - 1; i >= 0; i-- {
-		if m, ok := s.Chunks[i].(map[string]any); ok {
-			lastType, _ = m["type"].(string)
-			break
-		}
-	}
-	if lastType != "done" {
-		p = append(p, fmt.Sprintf("the last chunk before [DONE] has type %q, want \"done\"", lastType))
-	}
-	if s.Text(true) == "" {
-		p = append(p, "no text in `token` or `delta` chunks")
-	}
-	return p
 }
 
 // DoneChunk returns the `done` chunk, or nil.

@@ -1,12 +1,12 @@
-package conformance
+package judge
 
 import "sort"
 
 // Reading list answers: the records of a list whatever its shape, and
 // their ids.
 
-// idsOf returns the ids of the records in a list.
-func idsOf(items []J) []string {
+// IDs returns the ids of the records of a list.
+func IDs(items []J) []string {
 	out := make([]string, 0, len(items))
 	for _, it := range items {
 		out = append(out, it.Get("id").ID())
@@ -14,10 +14,10 @@ func idsOf(items []J) []string {
 	return out
 }
 
-// records finds the records of a list response whatever its shape: data
+// Records finds the records of a list answer whatever its shape: data
 // itself when it is an array, else the first array among data's fields.
 // The shape of the model list is not shown in the seed (D-01).
-func records(data J) []J {
+func Records(data J) []J {
 	if data.IsArray() {
 		return data.Items()
 	}

@@ -1,4 +1,4 @@
-package conformance
+package judge
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// FuzzReadStream holds the suite's event-stream parser to "any bytes end in
+// FuzzReadStream holds the event-stream parser and its judges to "any bytes end in
 // a parsed Stream or an error, never a panic", and checks what it claims
 // about its input: a Done stream saw the [DONE] marker.
 func FuzzReadStream(f *testing.F) {
@@ -25,8 +25,11 @@ func FuzzReadStream(f *testing.F) {
 		}
 		_ = s.Text(true)
 		_ = s.Text(false)
-		_ = s.Problems()
-		_ = s.ChunkProblems()
+		for _, f := range replay("runInference", s, false) {
+			if f.Side != Server || f.Rule != RuleStream && f.Rule != RuleChunk {
+				t.Fatalf("a stream finding of another rule: %+v", f)
+			}
+		}
 		_ = s.DoneChunk()
 	})
 }

@@ -1,4 +1,4 @@
-package conformance
+package judge
 
 import (
 	"context"
@@ -105,32 +105,33 @@ func TestStreamRules(t *testing.T) {
 		{
 			name:     "no [DONE]",
 			in:       "data: {\"type\":\"token\",\"content\":\"a\"}\n\n",
-			problems: []string{"did not end with `data: [DONE]`"},
+			problems: []string{"stream:end: stream: want `data: [DONE]` last, got the stream ended without it (§4.4)"},
 			tolerant: "a", strict: "a", chunkProb: 1,
 		},
 		{
 			name:     "data that is not JSON",
 			in:       "data: hello\n\ndata: {\"type\":\"token\",\"content\":\"a\"}\n\ndata: [DONE]\n\n",
-			problems: []string{"not JSON"},
+			problems: []string{`stream:1: stream: want JSON data (or [DONE]), got "hello"`},
 			tolerant: "a", strict: "a", chunkProb: 1,
 		},
 		{
 			name:     "events after [DONE]",
 			in:       "data: {\"type\":\"token\",\"content\":\"a\"}\n\ndata: [DONE]\n\ndata: {}\n\n",
-			problems: []string{"after `data: [DONE]`"},
+			problems: []string{"stream:3: stream: want nothing after `data: [DONE]`, got an event"},
 			tolerant: "a", strict: "a", chunkProb: 1,
 		},
 		{
 			name:      "an empty answer",
 			in:        "data: {\"type\":\"status\",\"content\":\"x\"}\n\ndata: [DONE]\n\n",
-			problems:  []string{"assembled answer text is empty"},
+			problems:  []string{"stream:end: stream: want the answer's text"},
 			chunkProb: 2,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := readString(t, tt.in)
-			p := s.Problems()
+			fs := replay("runInference", s, false)
+			p := fs.Class(Declared).Lines()
 			if len(p) != len(tt.problems) {
 				t.Fatalf("Problems() = %q, want %d problems %q", p, len(tt.problems), tt.problems)
 			}
@@ -145,8 +146,13 @@ func TestStreamRules(t *testing.T) {
 			if got := s.Text(true); got != tt.strict {
 				t.Errorf("Text(true) = %q, want %q", got, tt.strict)
 			}
-			if got := s.ChunkProblems(); len(got) != tt.chunkProb {
-				t.Errorf("ChunkProblems() = %q, want %d problems", got, tt.chunkProb)
+			if got := fs.Decision(chunkDecision); len(got) != tt.chunkProb {
+				t.Errorf("D-03 findings %q, want %d", got.Lines(), tt.chunkProb)
+			}
+			for _, f := range fs {
+				if f.Side != Server || f.Operation != "runInference" || (f.Class == Declared) != (f.Decision == "") {
+					t.Errorf("finding %+v: the server's, of the operation, declared without a decision", f)
+				}
 			}
 		})
 	}
@@ -187,8 +193,11 @@ func TestStalledStreamHitsTheDeadline(t *testing.T) {
 	if len(s.Events) != 1 {
 		t.Errorf("read %d events before the stall, want 1", len(s.Events))
 	}
-	if p := s.Problems(); len(p) == 0 || !strings.Contains(p[0], "stalled") {
-		t.Errorf("Problems() = %q, want the stall first", p)
+	if p := replay("runInference", s, false).Lines(); len(p) == 0 || !strings.Contains(p[0], "stalled") {
+		t.Errorf("findings %q, want the stall first", p)
+	}
+	if p := replay("runInference", s, true); len(p) != 0 {
+		t.Errorf("a stream the reader cut is judged by its events only: %q", p.Lines())
 	}
 }
 
