@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 
@@ -59,7 +60,7 @@ func (e *env) deletionSpecs(d deletion) {
 				Skip(why + ", so it cannot be deleted")
 			}
 		}
-		x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(d.collection, d.res.id)})
+		x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(d.collection, d.res.id)})
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if d.status200 {
@@ -90,13 +91,13 @@ func (e *env) deletionSpecs(d deletion) {
 func (e *env) notReturned(collection string, rest ...string) func(SpecContext, string) {
 	return func(ctx SpecContext, id string) {
 		GinkgoHelper()
-		e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(collection, id, rest...)}))
+		e.expectNotFound(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(collection, id, rest...)}))
 	}
 }
 
 // notListed judges that the list answering list() does not hold the id of
 // the deleted what; items finds the list's judge.Records.
-func (e *env) notListed(what string, list func() Request, items func(judge.J) []judge.J) func(SpecContext, string) {
+func (e *env) notListed(what string, list func() client.Request, items func(judge.J) []judge.J) func(SpecContext, string) {
 	return func(ctx SpecContext, id string) {
 		GinkgoHelper()
 		x := e.do(ctx, list())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/onsi/gomega"
 
+	"contractkit/conformance/client"
 	"contractkit/mockserver"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkExplore(b *testing.B) {
 	requests, took := 0, time.Duration(0)
 	for i := 0; i < b.N; i++ {
 		e := newEnv(Config{BaseURL: ts.URL, APIKey: "bench-a", APIKey2: "bench-b", Timeout: time.Minute, Explore: DefaultExplore, Seed: uint64(i + 1)})
-		e.client = NewClient(u, "bench-a", "bench-b", 30*time.Second)
+		e.client = client.New(u, "bench-a", "bench-b", 30*time.Second)
 		x := newExplorer(e, context.Background())
 		start := time.Now()
 		x.run()

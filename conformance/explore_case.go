@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 
@@ -143,7 +144,7 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 }
 
 // do sends r and judge.Records the exchange in the current step.
-func (c *exploreCase) do(r Request) *exchange.Exchange {
+func (c *exploreCase) do(r client.Request) *exchange.Exchange {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
 	x := c.x.e.client.Do(ctx, r)
@@ -197,11 +198,11 @@ func (c *exploreCase) send(op *exploreOp, id *string, p plan) {
 	}
 	r := c.build(op, pathID, &p)
 	if p.foreign {
-		r.Auth = AuthKey2
+		r.Auth = client.AuthKey2
 		if op.role == roleCreate && p.refuse == "" {
 			if !c.namesLive(op, p.sent) {
 				p.foreign = false
-				r.Auth = AuthKey
+				r.Auth = client.AuthKey
 			} else {
 				c.expectRefusal(&p, "names the other account's resources", propIsolation, "")
 			}
@@ -234,7 +235,7 @@ func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
 	}
 	get, list := c.x.cat.opOf(k, roleGet), c.x.cat.opOf(k, roleList)
 	if get != nil && c.x.spend() {
-		x := c.do(Request{Method: "GET", Path: strings.Replace(get.Path, "{"+k.param+"}", r.id, 1)})
+		x := c.do(client.Request{Method: "GET", Path: strings.Replace(get.Path, "{"+k.param+"}", r.id, 1)})
 		data := c.judge(get, x, plan{target: r}, nil, false)
 		if x.Status/100 == 2 {
 			c.compareStored(x, r, data, "a later read by id", false)
@@ -348,7 +349,7 @@ func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data ju
 // bounded time once it has begun (the answer's headers wait as long as any
 // answer): the phase explores values, it does not wait for whole answers.
 // A stream cut short is judged by the events it had sent.
-func (c *exploreCase) stream(op *exploreOp, r Request, p plan) {
+func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
 	resp, x := c.x.e.client.Open(ctx, r)

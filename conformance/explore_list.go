@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 
@@ -132,9 +133,9 @@ func (c *exploreCase) walk(op *exploreOp, base url.Values, size int, foreign boo
 		if pageParam != "" {
 			q.Set(pageParam, strconv.Itoa(page))
 		}
-		r := Request{Method: "GET", Path: op.Path, Query: q}
+		r := client.Request{Method: "GET", Path: op.Path, Query: q}
 		if foreign {
-			r.Auth = AuthKey2
+			r.Auth = client.AuthKey2
 		}
 		x := c.do(r)
 		w.pages = append(w.pages, x)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -115,8 +116,8 @@ func typedID(id string, s *openapi3.Schema) any {
 // ---- building requests ----
 
 // build draws the request for op with path id (or none).
-func (c *exploreCase) build(op *exploreOp, id string, p *plan) Request {
-	r := Request{Method: strings.ToUpper(op.Method), Path: op.Path}
+func (c *exploreCase) build(op *exploreOp, id string, p *plan) client.Request {
+	r := client.Request{Method: strings.ToUpper(op.Method), Path: op.Path}
 	if op.kind != nil && id != "" {
 		// Unescaped: the client's URL escapes the path once.
 		r.Path = strings.Replace(op.Path, "{"+op.kind.param+"}", id, 1)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"contractkit/conformance/client"
+
 	"pgregory.net/rapid"
 )
 
@@ -126,7 +128,7 @@ func (x *explorer) settle(tb *rapidTB) *failure {
 // cleanup removes what the phase created, newest first.
 func (x *explorer) cleanup() {
 	for i := len(x.toRemove) - 1; i >= 0; i-- {
-		x.e.remove(x.ctx, x.toRemove[i], AuthKey)
+		x.e.remove(x.ctx, x.toRemove[i], client.AuthKey)
 	}
 }
 

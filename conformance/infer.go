@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 )
@@ -24,7 +25,7 @@ func (e *env) streamIdle() time.Duration { return min(30*time.Second, e.cfg.Time
 // infer sends an inference request and reads the answer incrementally: a
 // stream under the idle limit and --timeout, anything else whole. The
 // stream is nil when the answer is not text/event-stream.
-func (e *env) infer(ctx context.Context, r Request) (*exchange.Exchange, *judge.Stream) {
+func (e *env) infer(ctx context.Context, r client.Request) (*exchange.Exchange, *judge.Stream) {
 	GinkgoHelper()
 	if r.Method == "" {
 		r.Method, r.Path = http.MethodPost, pathInference
@@ -41,7 +42,7 @@ func (e *env) infer(ctx context.Context, r Request) (*exchange.Exchange, *judge.
 // readAnswer sends r and reads its answer: an event stream (judge.IsEventStream)
 // event by event, giving up after idle without data (cancel, which ends
 // ctx, unblocks the read), anything else whole.
-func readAnswer(ctx context.Context, cancel context.CancelFunc, c *Client, r Request, idle time.Duration) (*exchange.Exchange, *judge.Stream) {
+func readAnswer(ctx context.Context, cancel context.CancelFunc, c *client.Client, r client.Request, idle time.Duration) (*exchange.Exchange, *judge.Stream) {
 	resp, x := c.Open(ctx, r)
 	if resp == nil {
 		return x, nil

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 )
@@ -23,7 +24,7 @@ import (
 // every finding at once.
 
 // do sends r and records the exchange.
-func (e *env) do(ctx context.Context, r Request) *exchange.Exchange {
+func (e *env) do(ctx context.Context, r client.Request) *exchange.Exchange {
 	GinkgoHelper()
 	return e.client.Do(ctx, r)
 }

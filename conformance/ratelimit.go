@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -43,7 +44,7 @@ func (e *env) burst(ctx context.Context) (limited, passed *exchange.Exchange) {
 				}
 				sent++
 				mu.Unlock()
-				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
+				x := e.client.Do(ctx, client.Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
 				mu.Lock()
 				switch {
 				case x.Status == http.StatusTooManyRequests && limited == nil:
@@ -76,7 +77,7 @@ func (e *env) rateLimitSpecs() {
 			}
 			// Let the window pass so later checks are not limited.
 			Eventually(ctx, func(g Gomega) {
-				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
+				x := e.client.Do(ctx, client.Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
 				g.Expect(x.Status).NotTo(Equal(http.StatusTooManyRequests))
 			}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "the server still answers 429 after --timeout")
 		})

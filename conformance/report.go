@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/judge"
 	"contractkit/coverage"
 
@@ -215,7 +216,7 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	}
 	if e.client != nil && e.client.Retries() > 0 {
 		fmt.Fprintf(out, "\nRate limited: %d request(s) repeated after a 429 with Retry-After (at most %d per request, %s of waiting)\n",
-			e.client.Retries(), maxRetries, maxRetryWait)
+			e.client.Retries(), client.MaxRetries, client.MaxRetryWait)
 	}
 	if e.explored != "" {
 		fmt.Fprintf(out, "\nExplore phase: %s", strings.ReplaceAll(strings.TrimPrefix(e.explored, "explore: "), "\n", "\n  "))

@@ -19,6 +19,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"contractkit/conformance/client"
 	"contractkit/coverage"
 	"contractkit/mockserver"
 	"contractkit/spec"
@@ -175,7 +176,7 @@ func TestExplorePhaseFeedsCoverage(t *testing.T) {
 	defer ts.Close()
 	u, _ := url.Parse(ts.URL)
 	e := newEnv(Config{BaseURL: ts.URL, APIKey: testKey, APIKey2: testKey2, Timeout: time.Minute, Explore: 80, Seed: 11})
-	e.client = NewClient(u, testKey, testKey2, 30*time.Second)
+	e.client = client.New(u, testKey, testKey2, 30*time.Second)
 	x := newExplorer(e, context.Background())
 	x.run()
 	cov := e.client.Coverage()

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/fixtures"
 	"contractkit/spec"
@@ -17,13 +18,13 @@ import (
 
 // sampleRequest is a plausible request for op that the contract accepts:
 // every path id set to an id no resource has, and a well-formed body.
-func (e *env) sampleRequest(op spec.Operation) Request {
+func (e *env) sampleRequest(op spec.Operation) client.Request {
 	p := op.Path
 	for _, param := range []string{"{model_id}", "{dataset_id}", "{evaluation_id}"} {
 		p = strings.ReplaceAll(p, param, e.unknownID)
 	}
 	p = strings.ReplaceAll(p, "{conversation_id}", e.unknownUUID())
-	r := Request{Method: strings.ToUpper(op.Method), Path: p}
+	r := client.Request{Method: strings.ToUpper(op.Method), Path: p}
 	unknown := jsonInt(e.unknownID)
 	switch op.ID {
 	case "createModel":
@@ -108,18 +109,18 @@ func fixtureFile(name string) exchange.FormFile {
 }
 
 // conversationRequest creates a conversation bound to model.
-func conversationRequest(model, title string) Request {
-	return Request{Method: http.MethodPost, Path: pathConversations,
+func conversationRequest(model, title string) client.Request {
+	return client.Request{Method: http.MethodPost, Path: pathConversations,
 		JSON: map[string]any{"model_id": jsonInt(model), "title": title}}
 }
 
 // listConversations lists the conversations of model.
-func listConversations(model string, extra url.Values) Request {
+func listConversations(model string, extra url.Values) client.Request {
 	q := url.Values{"model_id": {model}}
 	for k, v := range extra {
 		q[k] = v
 	}
-	return Request{Method: http.MethodGet, Path: pathConversations, Query: q}
+	return client.Request{Method: http.MethodGet, Path: pathConversations, Query: q}
 }
 
 // query is an inference body asking question of model, with extra fields.
@@ -136,6 +137,6 @@ func query(model string, extra map[string]any) map[string]any {
 }
 
 // checkName asks whether an evaluation name is valid and available.
-func checkName(name string) Request {
-	return Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
+func checkName(name string) client.Request {
+	return client.Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
 }

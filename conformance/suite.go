@@ -62,6 +62,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -260,7 +261,7 @@ var executed atomic.Bool
 // package state.
 type env struct {
 	cfg    Config
-	client *Client
+	client *client.Client
 	// prefix starts every name this run creates ("ck-1a2b3c-").
 	prefix string
 	// unknownID is an id no resource has (a random 12-digit number).
@@ -281,7 +282,7 @@ func newEnv(cfg Config) *env {
 	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
 	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
-		e.client = NewClient(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
+		e.client = client.New(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
 	}
 	return e
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 
@@ -39,7 +41,7 @@ func (e *env) waitModelReady(ctx context.Context, id string) judge.J {
 	GinkgoHelper()
 	var model judge.J
 	Eventually(ctx, func(g Gomega) {
-		x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, id)})
+		x := e.client.Do(ctx, client.Request{Method: http.MethodGet, Path: at(pathModels, id)})
 		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
 		body, _ := judge.ParseJSON(x.Raw)
 		m := body.Get("data")
@@ -55,7 +57,7 @@ func (e *env) waitModelReady(ctx context.Context, id string) judge.J {
 
 // evaluationStatus reads an evaluation's status.
 func (e *env) evaluationStatus(ctx context.Context, id string) (string, *exchange.Exchange) {
-	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
+	x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
 	body, _ := judge.ParseJSON(x.Raw)
 	return body.Get("data", "status").Str(), x
 }
@@ -72,4 +74,16 @@ func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
 		g.Expect(st).To(BeElementOf("completed", "failed"), "evaluation %s is %q", id, st)
 	}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "evaluation %s did not reach completed or failed within --timeout %s", id, e.cfg.Timeout)
 	return status
+}
+
+// pause waits d or until ctx ends; false when ctx ended.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

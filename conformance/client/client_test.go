@@ -1,4 +1,4 @@
-package conformance
+package client
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func newTestClient(t *testing.T, base string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewClient(u, testKey, testKey2, 5*time.Second)
+	return New(u, testKey, testKey2, 5*time.Second)
 }
 
 func TestExchangeNeverShowsTheKeys(t *testing.T) {
@@ -53,7 +53,7 @@ func TestExchangeNeverShowsTheKeys(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/v1/user/model", JSON: map[string]any{"model_name": "has " + testKey + " inside"}, Auth: AuthKey2},
 		{Method: http.MethodGet, Path: "/api/v1/user/model", Query: url.Values{"k": {testKey}}},
 		{Method: http.MethodGet, Path: "/api/v1/user/model", Auth: AuthRaw, RawAuth: "Token " + testKey},
-		{Method: http.MethodPost, Path: "/api/v1/user/dataset", Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: testKey2}}, Files: []exchange.FormFile{fixtureFile("pricing.json")}}},
+		{Method: http.MethodPost, Path: "/api/v1/user/dataset", Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: testKey2}}, Files: []exchange.FormFile{{Field: "files", Name: "pricing.json", Content: []byte(`{"plans":[]}`)}}}},
 	}
 	for _, r := range reqs {
 		x := c.Do(context.Background(), r)
@@ -79,7 +79,7 @@ func TestExchangeNeverShowsTheKeys(t *testing.T) {
 
 func TestCurlRendering(t *testing.T) {
 	u, _ := url.Parse("http://127.0.0.1:9/base")
-	c := NewClient(u, testKey, testKey2, time.Second)
+	c := New(u, testKey, testKey2, time.Second)
 	tests := []struct {
 		name string
 		req  Request
@@ -95,7 +95,8 @@ func TestCurlRendering(t *testing.T) {
 			[]string{`-X POST`, `-H 'Content-Type: application/json'`, `--data-raw '{"title":"it'\''s"}'`}},
 		{"query", Request{Method: http.MethodDelete, Path: "/x/7", Query: url.Values{"permanent": {"true"}}},
 			[]string{`-X DELETE 'http://127.0.0.1:9/base/x/7?permanent=true'`}},
-		{"multipart", Request{Method: http.MethodPost, Path: "/d", Form: datasetForm("ck-1", "bad/empty.txt")},
+		{"multipart", Request{Method: http.MethodPost, Path: "/d", Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: "ck-1"}},
+			Files: []exchange.FormFile{{Field: "files", Name: "empty.txt", Source: "fixtures/files/bad/empty.txt"}}}},
 			[]string{`--form-string 'dataset_name=ck-1'`, `-F 'files=@fixtures/files/bad/empty.txt;filename=empty.txt'`}},
 		{"raw scheme", Request{Method: http.MethodGet, Path: "/x", Auth: AuthRaw, RawAuth: "Bearer "},
 			[]string{`-H 'Authorization: Bearer '`}},
@@ -124,7 +125,7 @@ func TestCurlRendering(t *testing.T) {
 
 func TestCurlElidesLargeBodies(t *testing.T) {
 	u, _ := url.Parse("http://127.0.0.1:9")
-	c := NewClient(u, testKey, "", time.Second)
+	c := New(u, testKey, "", time.Second)
 	x := c.Do(context.Background(), Request{Method: http.MethodPost, Path: "/x", Body: []byte(strings.Repeat("a", exchange.CurlBodyLimit+1)), ContentType: "application/json"})
 	if len(x.Curl) > 1000 || !strings.Contains(x.Curl, "not shown") {
 		t.Errorf("curl of a large body = %.200s…", x.Curl)
@@ -196,8 +197,8 @@ func TestClientRetriesAreBounded(t *testing.T) {
 	srv, seen := limitedServer(t, 1000)
 	c := newTestClient(t, srv.URL)
 	x := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/x"})
-	if x.Status != http.StatusTooManyRequests || seen.Load() != maxRetries+1 {
-		t.Fatalf("status %d after %d requests, want 429 after %d", x.Status, seen.Load(), maxRetries+1)
+	if x.Status != http.StatusTooManyRequests || seen.Load() != MaxRetries+1 {
+		t.Fatalf("status %d after %d requests, want 429 after %d", x.Status, seen.Load(), MaxRetries+1)
 	}
 }
 

@@ -1,4 +1,4 @@
-package conformance_test
+package client_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	"contractkit/conformance"
+	"contractkit/conformance/client"
 	"contractkit/conformance/judge"
 	"contractkit/mockserver"
 )
@@ -33,9 +33,9 @@ func serve(key string) (*url.URL, func()) {
 func ExampleClient_Do() {
 	base, stop := serve("example-key")
 	defer stop()
-	client := conformance.NewClient(base, "example-key", "", 10*time.Second)
+	c := client.New(base, "example-key", "", 10*time.Second)
 
-	x := client.Do(context.Background(), conformance.Request{
+	x := c.Do(context.Background(), client.Request{
 		Method: http.MethodGet,
 		Path:   "/api/v1/evaluations",
 		Query:  url.Values{"status": {"pending"}},
@@ -61,9 +61,9 @@ func ExampleClient_Do() {
 func ExampleClient_Do_refused() {
 	base, stop := serve("example-key")
 	defer stop()
-	client := conformance.NewClient(base, "example-key", "", 10*time.Second)
+	c := client.New(base, "example-key", "", 10*time.Second)
 
-	x := client.Do(context.Background(), conformance.Request{Method: http.MethodGet, Path: "/api/v1/evaluations/999999"})
+	x := c.Do(context.Background(), client.Request{Method: http.MethodGet, Path: "/api/v1/evaluations/999999"})
 	fmt.Println("status:", x.Status)
 	fmt.Println("status findings:", judge.Status(x, http.StatusNotFound).Lines())
 	fmt.Println("findings:", judge.Verdict("getEvaluation", x, nil, false).Lines())
@@ -79,10 +79,10 @@ func ExampleClient_Do_refused() {
 func ExampleClient_Log() {
 	base, stop := serve("example-key")
 	defer stop()
-	client := conformance.NewClient(base, "example-key", "", 10*time.Second)
+	c := client.New(base, "example-key", "", 10*time.Second)
 
-	client.Do(context.Background(), conformance.Request{Method: http.MethodGet, Path: "/api/v1/evaluations"})
-	for _, x := range client.Log() {
+	c.Do(context.Background(), client.Request{Method: http.MethodGet, Path: "/api/v1/evaluations"})
+	for _, x := range c.Log() {
 		fmt.Println(x.RequestHeader.Get("Authorization"))
 		fmt.Println(x.Status)
 	}

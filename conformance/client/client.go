@@ -1,4 +1,10 @@
-package conformance
+// Package client is the suite's HTTP client: it sends a check's requests
+// (JSON, multipart forms, raw bodies, any Authorization), waits out a 429
+// with Retry-After within bounds, records every exchange redacted (the log
+// a check's report shows, with a curl command that reproduces each) and
+// feeds every answer it reads to the run's contract coverage. It links no
+// test framework.
+package client
 
 import (
 	"bytes"
@@ -79,9 +85,9 @@ type Client struct {
 	cov *coverage.Recorder
 }
 
-// NewClient returns a client for base (the service base address). timeout
+// New returns a client for base (the service base address). timeout
 // bounds each request that is not a stream.
-func NewClient(base *url.URL, key, key2 string, timeout time.Duration) *Client {
+func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 	return &Client{
 		base:    base,
 		key:     key,

@@ -1,4 +1,4 @@
-package conformance
+package client
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 
 // Retry bounds for a rate-limited server: a 429 with Retry-After is waited
 // out and the request sent again, so a limited server gets verdicts on its
-// behaviour rather than on its limit. Per request: at most maxRetries
-// repeats and maxRetryWait of waiting in all, and never past the check's
+// behaviour rather than on its limit. Per request: at most MaxRetries
+// repeats and MaxRetryWait of waiting in all, and never past the check's
 // context.
 const (
-	maxRetries   = 5
-	maxRetryWait = 30 * time.Second
+	// MaxRetries is how often one request is repeated at most.
+	MaxRetries = 5
+	// MaxRetryWait bounds the waiting for one request, all repeats together.
+	MaxRetryWait = 30 * time.Second
 )
 
 // Retries returns how many requests were repeated after a 429.
@@ -26,7 +28,7 @@ func (c *Client) Retries() int64 { return c.retries.Load() }
 // repeated: not a 429, no usable Retry-After (seconds or an HTTP date),
 // r.NoRetry, or a bound reached.
 func retryAfter(ctx context.Context, r Request, resp *http.Response, attempt int, waited time.Duration) (time.Duration, bool) {
-	if r.NoRetry || resp.StatusCode != http.StatusTooManyRequests || attempt >= maxRetries {
+	if r.NoRetry || resp.StatusCode != http.StatusTooManyRequests || attempt >= MaxRetries {
 		return 0, false
 	}
 	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
@@ -40,7 +42,7 @@ func retryAfter(ctx context.Context, r Request, resp *http.Response, attempt int
 	}
 	// Retry-After: 0 is "now"; a short pause keeps a loop from spinning.
 	wait = max(wait, 50*time.Millisecond)
-	if waited+wait > maxRetryWait {
+	if waited+wait > MaxRetryWait {
 		return 0, false
 	}
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
