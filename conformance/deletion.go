@@ -96,7 +96,7 @@ func (e *env) notReturned(collection string, rest ...string) func(SpecContext, s
 }
 
 // notListed judges that the list answering list() does not hold the id of
-// the deleted what; items finds the list's judge.Records.
+// the deleted what; items finds the list's records.
 func (e *env) notListed(what string, list func() client.Request, items func(judge.J) []judge.J) func(SpecContext, string) {
 	return func(ctx SpecContext, id string) {
 		GinkgoHelper()

@@ -212,7 +212,7 @@ func (x *explorer) created(p string) {
 	}
 }
 
-// violate judge.Records f. A break not yet hunted down is fatal to the sequence
+// violate records f. A break not yet hunted down is fatal to the sequence
 // (rapid then shrinks it); others are kept as counts and examples.
 func (x *explorer) violate(c *exploreCase, f finding) {
 	o := x.outcomes[f.prop]

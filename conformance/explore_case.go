@@ -143,7 +143,7 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 	return false
 }
 
-// do sends r and judge.Records the exchange in the current step.
+// do sends r and records the exchange in the current step.
 func (c *exploreCase) do(r client.Request) *exchange.Exchange {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()

@@ -11,13 +11,11 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 )
 
 // The inference reader: an inference request sent and its answer read as a
 // stream (or whole), its timing attached to the check's report.
-
-// entryTiming names the report entry of a stream's timing.
-const entryTiming = "stream timing"
 
 // streamIdle is the longest silence tolerated inside an inference stream.
 func (e *env) streamIdle() time.Duration { return min(30*time.Second, e.cfg.Timeout) }
@@ -34,7 +32,7 @@ func (e *env) infer(ctx context.Context, r client.Request) (*exchange.Exchange, 
 	defer cancel()
 	x, s := readAnswer(ctx, cancel, e.client, r, e.streamIdle())
 	if s != nil {
-		AddReportEntry(entryTiming, s.Timing(x.Duration), ReportEntryVisibilityNever)
+		AddReportEntry(report.EntryTiming, s.Timing(x.Duration), ReportEntryVisibilityNever)
 	}
 	return x, s
 }

@@ -64,7 +64,7 @@ func (e *env) isolationSpecs() {
 			}
 		}
 		// unlisted: a refusal, or a list without the id; items finds the
-		// list's judge.Records.
+		// list's records.
 		unlisted := func(id *string, items func(judge.J) []judge.J) func(SpecContext, client.Request) {
 			return func(ctx SpecContext, r client.Request) {
 				GinkgoHelper()

@@ -12,6 +12,7 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 )
 
 // A check's judging path, in one place: do sends and records a request;
@@ -165,30 +166,12 @@ func (e *env) expectThat(x *exchange.Exchange, ok bool, format string, args ...a
 // skipped with a reason. The suite runs serially, so swapping the global
 // handler is safe.
 
-// Difference is a decided rule the server does not keep, as attached to the
-// report of the check.
-type Difference struct {
-	Decision string `json:"decision"`
-	Message  string `json:"message"`
-	// Curl reproduces the exchange that shows the difference, if any.
-	Curl string `json:"curl,omitempty"`
-}
-
-// String renders the difference for the console and the reports.
-func (d Difference) String() string {
-	s := fmt.Sprintf("decided: differs (%s, see spec/DECISIONS.md)\n%s", d.Decision, d.Message)
-	if d.Curl != "" {
-		s += "\nReproduce:\n  " + d.Curl
-	}
-	return s
-}
-
-// entryDecided names the report entries of decided differences.
-const entryDecided = "decided: differs"
-
-// entryFindings names the report entry that carries a judgement's findings
-// as values (the JSON report's objects).
-const entryFindings = "findings"
+// entryDecided and entryFindings name the report entries of decided
+// differences and of a judgement's findings as values.
+const (
+	entryDecided  = report.EntryDecided
+	entryFindings = report.EntryFindings
+)
 
 // decided runs f, whose assertions check decision id rather than a rule of
 // the seed. Without --strict a failure in f ends f and is recorded as a
@@ -202,7 +185,7 @@ func (e *env) decided(id string, f func()) {
 	if e.cfg.Strict {
 		Fail(fmt.Sprintf("[decided %s, failing because of --strict]\n%s", id, err.Error()), 1)
 	}
-	d := Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
+	d := report.Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
 	if e.culprit != nil {
 		d.Curl = e.culprit.Curl
 	}

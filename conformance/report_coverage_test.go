@@ -20,6 +20,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"contractkit/conformance/client"
+	"contractkit/conformance/report"
 	"contractkit/coverage"
 	"contractkit/mockserver"
 	"contractkit/spec"
@@ -100,7 +101,7 @@ func TestRunReportsCoverage(t *testing.T) {
 	var fromGinkgo *coverage.Report
 	for _, sr := range suites[0].SpecReports {
 		for _, en := range sr.ReportEntries {
-			if en.Name == entryCoverage && sr.LeafNodeType == types.NodeTypeAfterSuite {
+			if en.Name == report.EntryCoverage && sr.LeafNodeType == types.NodeTypeAfterSuite {
 				fromGinkgo = &coverage.Report{}
 				if err := json.Unmarshal([]byte(en.Value.AsJSON), fromGinkgo); err != nil {
 					t.Fatal(err)

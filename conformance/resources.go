@@ -9,6 +9,7 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -106,7 +107,7 @@ func (e *env) get(l *lazy, what string, mk func() string) string {
 	if !l.tried {
 		l.tried = true
 		if err := InterceptGomegaFailure(func() { l.id = mk() }); err != nil {
-			l.failure = oneParagraph(err.Error())
+			l.failure = report.FirstParagraph(err.Error())
 		}
 	}
 	if l.failure != "" {

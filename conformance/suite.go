@@ -25,7 +25,7 @@
 //     (waiting for a model or an evaluation state), infer.go (the
 //     inference reader), stream.go (the event stream) and timing.go (a
 //     stream as a client saw it);
-//   - json.go (the JSON accessor judge.J), lists.go (the judge.Records and ids of a
+//   - json.go (the JSON accessor J), lists.go (the records and ids of a
 //     list), text.go (texts cut short for messages);
 //   - flags.go, runinfo.go (what a run was), report.go (summary), report_html.go,
 //     report_coverage.go, clauses.go (traceability), observed*.go (for the proxy).
@@ -64,6 +64,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/report"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -344,30 +345,30 @@ func execute(cfg Config, m mode, out io.Writer) int {
 
 	switch m {
 	case modeList:
-		writeList(out, e.final)
+		report.WriteList(out, e.final)
 		return ExitPass
 	case modeClauses:
-		if err := writeClauses(out, e.final); err != nil {
+		if err := report.WriteClauses(out, e.final); err != nil {
 			fmt.Fprintf(out, "conformance: %v\n", err)
 			return ExitFail
 		}
 		return ExitPass
 	}
-	s := summarize(e.final)
+	s := report.Summarize(e.final)
 	s.Coverage = e.coverage()
-	writeSummary(out, s, e)
-	if err := writeCoverageFile(cfg.Coverage, s.Coverage); err != nil {
+	report.WriteSummary(out, s, e.summaryRun())
+	if err := report.WriteCoverageFile(cfg.Coverage, s.Coverage); err != nil {
 		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
 		return ExitFail
 	}
 	if cfg.JUnit != "" {
-		if err := addJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage); err != nil {
+		if err := report.AddJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage); err != nil {
 			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
 			return ExitFail
 		}
 	}
 	if cfg.HTML != "" {
-		if err := writeHTMLFile(cfg.HTML, e.final, s, cfg); err != nil {
+		if err := report.WriteHTMLFile(cfg.HTML, e.final, s, cfg.reportOptions()); err != nil {
 			fmt.Fprintf(out, "conformance: --html: %v\n", err)
 			return ExitFail
 		}
@@ -403,15 +404,15 @@ func (e *env) register() {
 	AfterEach(func() {
 		if e.client != nil {
 			if n := e.client.Retries() - retriesBefore; n > 0 {
-				AddReportEntry(entryRetries, n)
+				AddReportEntry(report.EntryRetries, n)
 			}
 		}
 		r := CurrentSpecReport()
-		if e.client != nil && (r.Failed() || hasDifference(r)) {
+		if e.client != nil && (r.Failed() || report.HasDifference(r)) {
 			AddReportEntry("exchanges", exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
-	BeforeSuite(func() { AddReportEntry(entryRun, newRunInfo(e.cfg)) })
+	BeforeSuite(func() { AddReportEntry(report.EntryRun, newRunInfo(e.cfg)) })
 	AfterSuite(func(ctx SpecContext) {
 		e.removeShared(ctx)
 		e.addCoverageEntry() // last, so that the clean-up's answers count too
@@ -429,13 +430,4 @@ func (e *env) register() {
 	e.isolationSpecs()
 	e.rateLimitSpecs()
 	e.exploreSpecs() // last: it runs after every written check
-}
-
-func hasDifference(r types.SpecReport) bool {
-	for _, en := range r.ReportEntries {
-		if en.Name == entryDecided {
-			return true
-		}
-	}
-	return false
 }

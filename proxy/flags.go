@@ -144,3 +144,20 @@ A request the contract refuses is the client's fault: reported, never failing.
 `, MaxHeldRequest>>20, MaxHeldAnswer>>20)
 	io.WriteString(out, b.String())
 }
+
+// flagLine renders the options as the command's flags, for the reports.
+func (o Options) flagLine() []string {
+	out := []string{"proxy", "--listen=" + o.Listen}
+	if o.Target != nil {
+		out = append(out, "--target="+o.Target.String())
+	}
+	for _, f := range []struct{ name, v string }{{"json", o.JSON}, {"junit", o.JUnit}, {"html", o.HTML}, {"coverage", o.Coverage}, {"record", o.Record}} {
+		if f.v != "" {
+			out = append(out, "--"+f.name+"="+f.v)
+		}
+	}
+	if o.Strict {
+		out = append(out, "--strict")
+	}
+	return out
+}

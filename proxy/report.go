@@ -7,14 +7,14 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance"
 	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 )
 
 // The proxy's reports are the suite's: a Ginkgo report with one spec per
 // operation seen, failed by its declared violations (and by its decided
 // differences under --strict), its decided differences attached as the
-// suite attaches them, so conformance.WriteReports renders it unchanged.
+// suite attaches them, so report.WriteReports renders it unchanged.
 
 // Report builds the Ginkgo report of what the log holds, for a proxy to
 // target that ran from start to end.
@@ -79,7 +79,7 @@ func (o *opLog) spec(target string, strict bool) types.SpecReport {
 			fmt.Fprintf(&failure, "[decided %s, failing because of --strict]\n%s", decisionName(id), msg)
 			continue
 		}
-		sr.ReportEntries = append(sr.ReportEntries, conformance.DecidedEntry(conformance.Difference{
+		sr.ReportEntries = append(sr.ReportEntries, report.DecidedEntry(report.Difference{
 			Decision: decisionName(id), Message: strings.TrimSpace(msg), Curl: fs[0].Curl,
 		}, o.last))
 	}
@@ -96,7 +96,7 @@ func (o *opLog) spec(target string, strict bool) types.SpecReport {
 			values[i] = f.Finding
 		}
 		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Visibility: types.ReportEntryVisibilityNever,
-			Time: o.last, Name: "findings", Value: types.WrapEntryValue(values)})
+			Time: o.last, Name: report.EntryFindings, Value: types.WrapEntryValue(values)})
 	}
 	if o.dropped > 0 {
 		sr.ReportEntries = append(sr.ReportEntries, note("more findings", fmt.Sprintf("%d further distinct finding(s) were printed, not kept", o.dropped), o.last))

@@ -64,7 +64,7 @@ type Request struct {
 	NoRetry bool
 }
 
-// Client sends the suite's requests and judge.Records each exchange. It is safe
+// Client sends the suite's requests and records each exchange. It is safe
 // for use by one spec at a time (Ginkgo runs the suite serially here).
 type Client struct {
 	base    *url.URL
@@ -178,14 +178,14 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 	}
 }
 
-// readAll reads and closes the body of resp and judge.Records it in x.
+// readAll reads and closes the body of resp and records it in x.
 func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	c.finish(x, body, err)
 }
 
-// Finish judge.Records the body read from a response opened with Open.
+// Finish records the body read from a response opened with Open.
 func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {

@@ -29,7 +29,7 @@ func serve(key string) (*url.URL, func()) {
 }
 
 // A client is built from the service's base address and the API keys; Do
-// sends one request and judge.Records the exchange, and the judges read it.
+// sends one request and records the exchange, and the judges read it.
 func ExampleClient_Do() {
 	base, stop := serve("example-key")
 	defer stop()

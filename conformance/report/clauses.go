@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"errors"
@@ -26,8 +26,8 @@ type Clause struct {
 	Implicit string
 }
 
-// seedClauses are every clause of the seed, testable or not.
-var seedClauses = []Clause{
+// SeedClauses are every clause of the seed, testable or not.
+var SeedClauses = []Clause{
 	{ID: "1.1", Rule: "A successful response is a JSON object {status, data} whose status is the string \"success\"."},
 	{ID: "1.2", Rule: "A failed response is a JSON object {status, message} whose status is the string \"error\" and message a string."},
 	{ID: "1.3", Rule: "Every request and response body is JSON, except the two dataset uploads (multipart/form-data) and the inference response (an event stream)."},
@@ -125,24 +125,24 @@ func catalogue(r types.Report, includeNotSelected bool) []catalogued {
 		}
 		out = append(out, c)
 	}
-	// Ginkgo shuffles the top-level containers; the areas' order is fixed
+	// Ginkgo shuffles the top-level containers; the Areas' order is fixed
 	// (the order inside an area is the order of definition).
 	sort.SliceStable(out, func(i, j int) bool { return areaIndex(out[i].Area) < areaIndex(out[j].Area) })
 	return out
 }
 
 func areaIndex(label string) int {
-	for i, a := range areas {
+	for i, a := range Areas {
 		if a.Label == label {
 			return i
 		}
 	}
-	return len(areas)
+	return len(Areas)
 }
 
-// writeList prints the checks a run with the same filter would select
-// (the rate-limit ones included), one a line.
-func writeList(out io.Writer, r types.Report) {
+// WriteList prints the checks of r, a dry run's report, that a run with
+// the same filter would select (the rate-limit ones included), one a line.
+func WriteList(out io.Writer, r types.Report) {
 	checks := catalogue(r, false)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AREA\tCLASS\tSEED CLAUSES\tCHECK")
@@ -165,16 +165,17 @@ func writeList(out io.Writer, r types.Report) {
 		len(checks), declaredN, len(checks)-declaredN)
 }
 
-// writeClauses writes CLAUSES.md: every clause with the checks covering it,
-// the decisions with theirs, and the untestable clauses with the reason. It
-// fails when a testable clause has no check or a check names an unknown
-// clause, so the document cannot silently lose coverage.
-func writeClauses(out io.Writer, r types.Report) error {
+// WriteClauses writes CLAUSES.md from r, a dry run's report of every
+// check: every clause with the checks covering it, the decisions with
+// theirs, and the untestable clauses with the reason. It fails when a
+// testable clause has no check or a check names an unknown clause, so the
+// document cannot silently lose coverage.
+func WriteClauses(out io.Writer, r types.Report) error {
 	checks := catalogue(r, true)
 	byClause := map[string][]catalogued{}
 	byDecision := map[string][]string{}
 	known := map[string]bool{}
-	for _, cl := range seedClauses {
+	for _, cl := range SeedClauses {
 		known[cl.ID] = true
 	}
 	var errs []error
@@ -192,7 +193,7 @@ func writeClauses(out io.Writer, r types.Report) error {
 			byDecision[d] = append(byDecision[d], "refinement of: "+c.Name)
 		}
 	}
-	for _, cl := range seedClauses {
+	for _, cl := range SeedClauses {
 		if cl.Untestable == "" && cl.Implicit == "" && len(byClause[cl.ID]) == 0 {
 			errs = append(errs, fmt.Errorf("clause %s is testable but no check covers it", cl.ID))
 		}
@@ -222,7 +223,7 @@ func writeClauses(out io.Writer, r types.Report) error {
 	w("%d checks: %d declared, %d decided.\n\n", len(checks), declaredN, len(checks)-declaredN)
 
 	w("## Coverage\n\n| Clause | Rule | Declared | Decided |\n|---|---|---:|---:|\n")
-	for _, cl := range seedClauses {
+	for _, cl := range SeedClauses {
 		d, o := 0, 0
 		for _, c := range byClause[cl.ID] {
 			if c.Class == "declared" {
@@ -242,7 +243,7 @@ func writeClauses(out io.Writer, r types.Report) error {
 	}
 
 	w("\n## Checks by clause\n")
-	for _, cl := range seedClauses {
+	for _, cl := range SeedClauses {
 		if cl.Untestable != "" {
 			continue
 		}
@@ -273,7 +274,7 @@ func writeClauses(out io.Writer, r types.Report) error {
 	}
 
 	w("\n## Untestable clauses\n\n| Clause | Rule | Why |\n|---|---|---|\n")
-	for _, cl := range seedClauses {
+	for _, cl := range SeedClauses {
 		if cl.Untestable != "" {
 			w("| %s | %s | %s |\n", cl.ID, mdCell(cl.Rule), mdCell(cl.Untestable))
 		}

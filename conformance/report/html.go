@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	_ "embed"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance/exchange"
 	"contractkit/coverage"
 )
 
@@ -35,13 +34,13 @@ var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
 // defaultHTMLTitle heads a suite run's report; Summary.Title overrides it.
 const defaultHTMLTitle = "API conformance report"
 
-// writeHTMLFile writes the HTML report.
-func writeHTMLFile(path string, r types.Report, s Summary, cfg Config) error {
+// WriteHTMLFile writes the HTML report of r (summarised as s) to path.
+func WriteHTMLFile(path string, r types.Report, s Summary, o Options) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := writeHTML(f, r, s, cfg); err != nil {
+	if err := writeHTML(f, r, s, o); err != nil {
 		f.Close()
 		return err
 	}
@@ -65,7 +64,7 @@ type htmlSection struct {
 // htmlOutcomes are the outcomes the filter offers, in the report's order.
 var htmlOutcomes = []Outcome{Failed, DecidedDiffers, Skipped, Passed}
 
-func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
+func writeHTML(w io.Writer, r types.Report, s Summary, o Options) error {
 	type row struct {
 		Name string
 		C    Counts
@@ -75,7 +74,7 @@ func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
 		Count int
 	}
 	type area struct{ Label, Title string }
-	redact := exchange.NewRedactor(cfg.APIKey, cfg.APIKey2)
+	redact := o.redactor()
 	data := struct {
 		Title, BaseURL, Start, Duration, Result, ResultClass, Run string
 		Strict                                                    bool
@@ -87,11 +86,11 @@ func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
 		Coverage                                                  *coverage.Report
 	}{
 		Title:         s.Title,
-		BaseURL:       redact.String(cfg.BaseURL),
+		BaseURL:       redact.String(o.BaseURL),
 		Start:         r.StartTime.Format(time.RFC3339),
 		Duration:      r.RunTime.Round(time.Millisecond).String(),
-		Strict:        cfg.Strict,
-		Run:           newRunInfo(cfg).String(),
+		Strict:        o.Strict,
+		Run:           o.Info.String(),
 		SuiteFailures: s.SuiteFailures,
 	}
 	if data.Title == "" {
@@ -117,7 +116,7 @@ func writeHTML(w io.Writer, r types.Report, s Summary, cfg Config) error {
 	failed := htmlSection{ID: "failures", Title: "Failures", Groups: []htmlGroup{{}}}
 	decided := htmlSection{ID: "decided", Title: "Decided differences", Groups: []htmlGroup{{}}}
 	rest := htmlSection{ID: "checks", Title: "Other checks"}
-	for _, a := range slices.Concat(areas, []struct{ Label, Title string }{{"other", "Other"}}) {
+	for _, a := range slices.Concat(Areas, []struct{ Label, Title string }{{"other", "Other"}}) {
 		if c, ok := s.ByArea[a.Label]; ok && a.Label != "other" {
 			data.Rows = append(data.Rows, row{a.Label, *c})
 		}

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bytes"
@@ -13,12 +13,15 @@ import (
 	"contractkit/spec"
 )
 
+// testKey is the key of the runs the reports describe: no report shows it.
+const testKey = "sk-test-3f9a2c71-SECRET"
+
 // htmlFixture is a run with every outcome in several areas, a failure
 // listed after many passed checks of its area (the order the suite runs
 // them), a name to escape and a key in the base URL.
-func htmlFixture() (types.Report, Summary, Config) {
+func htmlFixture() (types.Report, Summary, Options) {
 	s := Summary{ByArea: map[string]*Counts{}}
-	for _, a := range areas {
+	for _, a := range Areas {
 		s.ByArea[a.Label] = &Counts{}
 	}
 	add := func(area string, o Outcome, name string) {
@@ -40,7 +43,7 @@ func htmlFixture() (types.Report, Summary, Config) {
 	cov := rec.Report()
 	s.Coverage = &cov
 	r := types.Report{StartTime: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), RunTime: time.Second, SuiteSucceeded: false}
-	return r, s, Config{BaseURL: "http://127.0.0.1:1/?key=" + testKey, APIKey: testKey, Timeout: time.Minute}
+	return r, s, Options{BaseURL: "http://127.0.0.1:1/?key=" + testKey, Key: testKey, Info: NewRunInfo([]string{"--api-key=<redacted>"})}
 }
 
 var checkElement = regexp.MustCompile(`<details class="([^"]*)" data-outcome="([^"]*)" data-area="([^"]*)"`)

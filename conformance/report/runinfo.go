@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"encoding/xml"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 
-	"contractkit/conformance/exchange"
 	"contractkit/coverage"
 	"contractkit/internal/version"
 )
@@ -22,11 +21,9 @@ type RunInfo struct {
 	Flags []string `json:"flags"`
 }
 
-// entryRun is the report entry holding the RunInfo (JSON and JUnit reports).
-const entryRun = "run"
-
-func newRunInfo(cfg Config) RunInfo {
-	return RunInfo{Info: version.Get(), Flags: cfg.flagLine()}
+// NewRunInfo is this build's RunInfo for a run with flags (keys redacted).
+func NewRunInfo(flags []string) RunInfo {
+	return RunInfo{Info: version.Get(), Flags: flags}
 }
 
 // String is the line the summary and the HTML report show.
@@ -34,49 +31,10 @@ func (i RunInfo) String() string {
 	return fmt.Sprintf("contractkit %s\nflags: %s", i.Info, strings.Join(i.Flags, " "))
 }
 
-// flagLine renders the settings that differ from the defaults as flags. The
-// keys are never written: a key flag shows only that it was given.
-func (c Config) flagLine() []string {
-	var out []string
-	add := func(name, v string) {
-		if v != "" {
-			out = append(out, "--"+name+"="+v)
-		}
-	}
-	add("base-url", exchange.NewRedactor(c.APIKey, c.APIKey2).String(c.BaseURL))
-	if c.APIKey != "" {
-		add("api-key", "<redacted>")
-	}
-	if c.APIKey2 != "" {
-		add("api-key-2", "<redacted>")
-	}
-	add("junit", c.JUnit)
-	add("json", c.JSON)
-	add("html", c.HTML)
-	add("coverage", c.Coverage)
-	add("label-filter", c.LabelFilter)
-	add("focus", c.Focus)
-	if c.Timeout != DefaultTimeout && c.Timeout != 0 {
-		add("timeout", c.Timeout.String())
-	}
-	if c.Explore != DefaultExplore {
-		add("explore", fmt.Sprint(c.Explore))
-	}
-	if c.Explore > 0 && c.Seed != 0 {
-		add("seed", fmt.Sprint(c.Seed))
-	}
-	if c.Strict {
-		out = append(out, "--strict")
-	}
-	if c.Keep {
-		out = append(out, "--keep")
-	}
-	return out
-}
-
-// addJUnitProperties judge.Records info as <property> elements of every test
-// suite in the JUnit report at path, where CI systems show them.
-func addJUnitProperties(path string, info RunInfo, cov *coverage.Report) error {
+// AddJUnitProperties records info (and cov's line, when not nil) as
+// <property> elements of every test suite in the JUnit report at path,
+// where CI systems show them.
+func AddJUnitProperties(path string, info RunInfo, cov *coverage.Report) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// areas are the suite's areas in report order: the label of each top-level
+// Areas are the suite's Areas in report order: the label of each top-level
 // container and its title.
-var areas = []struct{ Label, Title string }{
+var Areas = []struct{ Label, Title string }{
 	{"auth", "Authentication"},
 	{"envelope", "Envelope and errors"},
 	{"models", "Models"},
@@ -96,7 +96,7 @@ type Summary struct {
 
 func areaOf(labels []string) string {
 	for _, l := range labels {
-		for _, a := range areas {
+		for _, a := range Areas {
 			if l == a.Label {
 				return l
 			}
@@ -109,9 +109,10 @@ func fullName(sr types.SpecReport) string {
 	return strings.Join(append(append([]string{}, sr.ContainerHierarchyTexts...), sr.LeafNodeText), " › ")
 }
 
-func summarize(r types.Report) Summary {
+// Summarize reads a run's outcome per area from its Ginkgo report.
+func Summarize(r types.Report) Summary {
 	s := Summary{ByArea: map[string]*Counts{}}
-	for _, a := range areas {
+	for _, a := range Areas {
 		s.ByArea[a.Label] = &Counts{}
 	}
 	for _, sr := range r.SpecReports {
@@ -130,11 +131,11 @@ func summarize(r types.Report) Summary {
 			if c.Reason == "" {
 				c.Outcome = NotSelected
 			}
-		case hasDifference(sr):
+		case HasDifference(sr):
 			c.Outcome = DecidedDiffers
 			var notes []string
 			for _, en := range sr.ReportEntries {
-				if en.Name == entryDecided {
+				if en.Name == EntryDecided {
 					notes = append(notes, en.StringRepresentation())
 				}
 			}
@@ -143,11 +144,11 @@ func summarize(r types.Report) Summary {
 			c.Outcome = Passed
 		}
 		for _, en := range sr.ReportEntries {
-			if t, ok := en.GetRawValue().(judge.StreamTiming); ok && en.Name == entryTiming {
+			if t, ok := en.GetRawValue().(judge.StreamTiming); ok && en.Name == EntryTiming {
 				c.Streams = append(c.Streams, t)
 				continue
 			}
-			if en.Name != entryDecided {
+			if en.Name != EntryDecided {
 				c.Details = append(c.Details, en.Name+":\n"+en.StringRepresentation())
 			}
 		}
@@ -161,26 +162,38 @@ func summarize(r types.Report) Summary {
 	return s
 }
 
-// entryRetries names the report entry counting a check's requests
-// repeated after a 429.
-const entryRetries = "rate-limit retries"
+// Run is what a summary says of a run beyond its checks.
+type Run struct {
+	// Strict says decided checks failed the run; Info what judged it.
+	Strict bool
+	Info   RunInfo
+	// Keep says the run left its resources in place, named with Prefix.
+	Keep   bool
+	Prefix string
+	// Retries counts the requests repeated after a 429.
+	Retries int64
+	// Explored says how the explore phase ran ("" when it did not).
+	Explored string
+	// Leaks are the resources the clean-up could not remove.
+	Leaks []string
+}
 
-// writeSummary ends every run: the table per area, then the decided
+// WriteSummary ends every run: the table per area, then the decided
 // differences, the skips and the failures, one line each.
-func writeSummary(out io.Writer, s Summary, e *env) {
+func WriteSummary(out io.Writer, s Summary, run Run) {
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Conformance summary")
 	mode := "declared checks fail the run; decided checks are reported (--strict makes them fail)"
-	if e.cfg.Strict {
+	if run.Strict {
 		mode = "--strict: declared and decided checks fail the run"
 	}
-	fmt.Fprintf(out, "(%s)\n%s\n\n", mode, newRunInfo(e.cfg))
+	fmt.Fprintf(out, "(%s)\n%s\n\n", mode, run.Info)
 	const rowFormat = "%-14s %7v %7v %8v %16v %13v\n"
 	fmt.Fprintf(out, rowFormat, "area", "passed", "failed", "skipped", "decided-differs", "not selected")
 	row := func(name string, c Counts) {
 		fmt.Fprintf(out, rowFormat, name, c.Passed, c.Failed, c.Skipped, c.DecidedDiffers, c.NotSelected)
 	}
-	for _, a := range areas {
+	for _, a := range Areas {
 		row(a.Label, *s.ByArea[a.Label])
 	}
 	if c, ok := s.ByArea["other"]; ok {
@@ -192,7 +205,7 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 		var lines []string
 		for _, c := range s.Checks {
 			if c.Outcome == o {
-				lines = append(lines, fmt.Sprintf("  - %s\n      %s", c.Name, strings.ReplaceAll(oneParagraph(c.Reason), "\n", "\n      ")))
+				lines = append(lines, fmt.Sprintf("  - %s\n      %s", c.Name, strings.ReplaceAll(FirstParagraph(c.Reason), "\n", "\n      ")))
 			}
 		}
 		if len(lines) > 0 {
@@ -214,26 +227,27 @@ func writeSummary(out io.Writer, s Summary, e *env) {
 	if len(streams) > 0 {
 		fmt.Fprintf(out, "\nStreams as a client saw them (%d):\n%s\n", len(streams), strings.Join(streams, "\n"))
 	}
-	if e.client != nil && e.client.Retries() > 0 {
+	if run.Retries > 0 {
 		fmt.Fprintf(out, "\nRate limited: %d request(s) repeated after a 429 with Retry-After (at most %d per request, %s of waiting)\n",
-			e.client.Retries(), client.MaxRetries, client.MaxRetryWait)
+			run.Retries, client.MaxRetries, client.MaxRetryWait)
 	}
-	if e.explored != "" {
-		fmt.Fprintf(out, "\nExplore phase: %s", strings.ReplaceAll(strings.TrimPrefix(e.explored, "explore: "), "\n", "\n  "))
+	if run.Explored != "" {
+		fmt.Fprintf(out, "\nExplore phase: %s", strings.ReplaceAll(strings.TrimPrefix(run.Explored, "explore: "), "\n", "\n  "))
 	}
 	if s.Coverage != nil {
 		fmt.Fprintf(out, "\n%s\n", s.Coverage.Line())
 	}
-	if len(e.leaks) > 0 {
-		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(e.leaks), strings.Join(e.leaks, "\n  "))
+	if len(run.Leaks) > 0 {
+		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(run.Leaks), strings.Join(run.Leaks, "\n  "))
 	}
-	if e.cfg.Keep {
-		fmt.Fprintf(out, "\n--keep: the resources of this run are left in place (names start with %q)\n", e.prefix)
+	if run.Keep {
+		fmt.Fprintf(out, "\n--keep: the resources of this run are left in place (names start with %q)\n", run.Prefix)
 	}
 }
 
-// oneParagraph keeps the first lines of a message, up to a blank line.
-func oneParagraph(s string) string {
+// FirstParagraph keeps the first lines of a message, up to a blank line,
+// at most eight.
+func FirstParagraph(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.Index(s, "\n\n"); i >= 0 {
 		s = s[:i]
@@ -243,4 +257,21 @@ func oneParagraph(s string) string {
 		lines = append(lines[:8], "…")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// HasDifference reports whether a check's report holds a decided
+// difference.
+func HasDifference(r types.SpecReport) bool {
+	for _, en := range r.ReportEntries {
+		if en.Name == EntryDecided {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first line of s, trimmed.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
 }

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"errors"
@@ -11,9 +11,9 @@ import (
 	"contractkit/coverage"
 )
 
-// Reports of exchanges the suite did not make (the validating proxy): the
-// proxy builds a Ginkgo report of its own, one spec per operation seen, and
-// the suite's writers render it as they render a run's.
+// The report writers of a run, and the entries a report made elsewhere
+// (the validating proxy builds a Ginkgo report of its own, one spec per
+// operation seen) attaches so that they render it as they render a run's.
 
 // DecidedEntry is the report entry of a decided difference, as a check
 // attaches it: summaries and reports count its spec as decided-differs.
@@ -21,7 +21,7 @@ func DecidedEntry(d Difference, at time.Time) types.ReportEntry {
 	return types.ReportEntry{
 		Visibility: types.ReportEntryVisibilityAlways,
 		Time:       at,
-		Name:       entryDecided,
+		Name:       EntryDecided,
 		Value:      types.WrapEntryValue(d),
 	}
 }
@@ -33,41 +33,41 @@ func CoverageEntry(cov coverage.Report, at time.Time) types.ReportEntry {
 	return types.ReportEntry{
 		Visibility: types.ReportEntryVisibilityNever,
 		Time:       at,
-		Name:       entryCoverage,
-		Value:      types.WrapEntryValue(coverageEntry{cov}),
+		Name:       EntryCoverage,
+		Value:      types.WrapEntryValue(Coverage{cov}),
 	}
 }
 
-// WriteReports writes r as cfg asks, as Run writes a run's: the JSON and
+// WriteReports writes r as o asks, as a suite's run writes its own: the JSON and
 // JUnit reports (Ginkgo's writers, the JUnit one with the run's properties
 // and the coverage), the HTML report (opening with the failures, ending
-// with the coverage) and the coverage file (cfg.Coverage). cov may be nil.
+// with the coverage) and the coverage file (o.Coverage). cov may be nil.
 // Every report is attempted; the errors are joined.
-func WriteReports(r types.Report, cfg Config, cov *coverage.Report) error {
+func WriteReports(r types.Report, o Options, cov *coverage.Report) error {
 	var errs []error
-	if cfg.JSON != "" {
-		if err := reporters.GenerateJSONReport(r, cfg.JSON); err != nil {
+	if o.JSON != "" {
+		if err := reporters.GenerateJSONReport(r, o.JSON); err != nil {
 			errs = append(errs, fmt.Errorf("--json: %w", err))
 		}
 	}
-	if cfg.JUnit != "" {
-		err := reporters.GenerateJUnitReport(r, cfg.JUnit)
+	if o.JUnit != "" {
+		err := reporters.GenerateJUnitReport(r, o.JUnit)
 		if err == nil {
-			err = addJUnitProperties(cfg.JUnit, newRunInfo(cfg), cov)
+			err = AddJUnitProperties(o.JUnit, o.Info, cov)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--junit: %w", err))
 		}
 	}
-	if cfg.HTML != "" {
-		s := summarize(r)
+	if o.HTML != "" {
+		s := Summarize(r)
 		s.Coverage = cov
-		if err := writeHTMLFile(cfg.HTML, r, s, cfg); err != nil {
+		if err := WriteHTMLFile(o.HTML, r, s, o); err != nil {
 			errs = append(errs, fmt.Errorf("--html: %w", err))
 		}
 	}
 	if cov != nil {
-		if err := writeCoverageFile(cfg.Coverage, cov); err != nil {
+		if err := WriteCoverageFile(o.Coverage, cov); err != nil {
 			errs = append(errs, fmt.Errorf("--coverage: %w", err))
 		}
 	}
