@@ -64,6 +64,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
+	"contractkit/conformance/explore"
 	"contractkit/conformance/report"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -87,6 +88,9 @@ const (
 
 // DefaultTimeout is the default longest wait for a state change.
 const DefaultTimeout = 2 * time.Minute
+
+// DefaultExplore is the default request budget of the explore phase.
+const DefaultExplore = explore.DefaultBudget
 
 // Config is one run's configuration (the CLI's flags).
 type Config struct {

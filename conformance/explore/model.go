@@ -1,4 +1,4 @@
-package conformance
+package explore
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/judge"
+	"contractkit/internal/textcut"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -154,5 +155,5 @@ func show(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return shorten(string(b), 120)
+	return textcut.Shorten(string(b), 120)
 }

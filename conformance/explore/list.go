@@ -1,4 +1,4 @@
-package conformance
+package explore
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ func (c *exploreCase) list(op *exploreOp) {
 	if filter != "" {
 		base.Set(filter, filterValue)
 	}
-	foreign := c.x.e.cfg.APIKey2 != "" && c.g.chance(6, "foreign.list")
+	foreign := c.x.cfg.SecondAccount && c.g.chance(6, "foreign.list")
 	if foreign {
 		p.foreign = true
 	}
@@ -61,7 +61,7 @@ func (c *exploreCase) list(op *exploreOp) {
 		if foreign && w.refused == nil {
 			for _, r := range c.m.res {
 				if r.kind == k && !r.deleted && !r.shared && slices.Contains(judge.IDs(w.items), r.id) {
-					c.x.violate(c, finding{prop: propIsolation, x: w.pages[0],
+					c.x.violate(c, finding{prop: PropIsolation, x: w.pages[0],
 						what:   fmt.Sprintf("%s: the other account's list shows a resource", op.ID),
 						detail: fmt.Sprintf("%s %s of the first account is in the second account's list", k.param, r.id),
 						fs:     breaks(op.ID, "/data", "isolation", "none of the other account's resources", k.param+" "+r.id, "")})
@@ -196,27 +196,27 @@ func (c *exploreCase) judgeList(op *exploreOp, w walked, scope, filter, filterVa
 			if sameOrigin(w, first, i) {
 				decision = ""
 			}
-			c.x.violate(c, finding{prop: propLists, x: last,
+			c.x.violate(c, finding{prop: PropLists, x: last,
 				what:   fmt.Sprintf("%s: an item listed twice", op.ID),
 				detail: fmt.Sprintf("%s %s is listed twice", k.param, id),
 				fs:     breaks(op.ID, "/data", "listed-once", "each item once", k.param+" "+id+" twice", decision)})
 		}
 		seen[id] = i
 		if scope != "" && !sameValue(it.Get(k.scope), scope) {
-			c.x.violate(c, finding{prop: propLists, x: last,
+			c.x.violate(c, finding{prop: PropLists, x: last,
 				what:   fmt.Sprintf("%s: an item of another %s", op.ID, k.scope),
 				detail: fmt.Sprintf("the list for %s=%s holds %s %s with %s %s", k.scope, scope, k.param, id, k.scope, it.Get(k.scope)),
 				fs:     breaks(op.ID, "/data", "list-scope", k.scope+" "+scope, it.Get(k.scope).String(), "")})
 		}
 		if filter != "" && !sameValue(it.Get(filter), filterValue) {
-			c.x.violate(c, finding{prop: propLists, x: last,
+			c.x.violate(c, finding{prop: PropLists, x: last,
 				what:   fmt.Sprintf("%s: an item outside the filter %s", op.ID, filter),
 				detail: fmt.Sprintf("the list for %s=%s holds %s %s with %s %s", filter, filterValue, k.param, id, filter, it.Get(filter)),
 				fs:     breaks(op.ID, "/data", "list-filter", filter+" "+filterValue, it.Get(filter).String(), filterDecision)})
 		}
 		if r := c.m.find(k, id); r != nil {
 			if r.deleted {
-				c.x.violate(c, finding{prop: propGone, x: last,
+				c.x.violate(c, finding{prop: PropGone, x: last,
 					what:   fmt.Sprintf("%s: a deleted item listed", op.ID),
 					detail: fmt.Sprintf("%s %s was deleted and is still listed", k.param, id),
 					fs:     breaks(op.ID, "/data", "gone", "no deleted "+k.param, k.param+" "+id, k.gone)})
@@ -234,7 +234,7 @@ func (c *exploreCase) judgeList(op *exploreOp, w walked, scope, filter, filterVa
 			continue
 		}
 		if _, ok := seen[r.id]; !ok {
-			c.x.violate(c, finding{prop: propLists, x: last,
+			c.x.violate(c, finding{prop: PropLists, x: last,
 				what:   fmt.Sprintf("%s: a resource missing from its list", op.ID),
 				detail: fmt.Sprintf("%s %s is not in the list (%d items on %d page(s))", k.param, r.id, len(w.items), len(w.pages)),
 				fs:     breaks(op.ID, "/data", "listed", k.param+" "+r.id, "missing", "")})

@@ -1,4 +1,4 @@
-package conformance
+package explore
 
 import (
 	"bytes"
@@ -48,20 +48,20 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 	invalid := fs.Has(judge.Client, judge.Declared)
 	switch served := server.Rule(judge.RuleServedInvalid); {
 	case x.Status == 0:
-		c.x.violate(c, finding{prop: propNo5xx, x: x, fs: server,
+		c.x.violate(c, finding{prop: PropNo5xx, x: x, fs: server,
 			what:   fmt.Sprintf("%s: no answer", op.ID),
 			detail: "the request got no answer: " + x.Error})
 		return data
 	case x.Status >= 500:
-		prop, what := propNo5xx, "a 5xx to an accepted request"
+		prop, what := PropNo5xx, "a 5xx to an accepted request"
 		if invalid || p.invalid != "" {
-			prop, what = propInvalid, "a 5xx to an invalid request"
+			prop, what = PropInvalid, "a 5xx to an invalid request"
 		}
 		c.x.violate(c, finding{prop: prop, x: x, what: fmt.Sprintf("%s: %s", op.ID, what),
 			detail: fmt.Sprintf("answered %d%s", x.Status, planNote(p)),
 			fs:     breaks(op.ID, judge.RuleStatus, judge.RuleStatus, "not a 5xx", strconv.Itoa(x.Status), "")})
 	case len(served) > 0:
-		c.x.violate(c, finding{prop: propInvalid, x: x, fs: served,
+		c.x.violate(c, finding{prop: PropInvalid, x: x, fs: served,
 			what: fmt.Sprintf("%s: an invalid request accepted", op.ID)})
 	case p.refuse != "" && x.Status/100 == 2 && !p.mayRefuse:
 		with := ""
@@ -82,10 +82,10 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 		if x.Status >= 400 {
 			what = "a refusal without the error envelope"
 		}
-		c.x.violate(c, finding{prop: propDocumented, x: x, fs: envelope, what: fmt.Sprintf("%s: %s", op.ID, what)})
+		c.x.violate(c, finding{prop: PropDocumented, x: x, fs: envelope, what: fmt.Sprintf("%s: %s", op.ID, what)})
 	}
 	if st := declared.Rule(judge.RuleStream); len(st) > 0 {
-		c.x.violate(c, finding{prop: propDocumented, x: x, fs: st,
+		c.x.violate(c, finding{prop: PropDocumented, x: x, fs: st,
 			what: fmt.Sprintf("%s: a stream that breaks the seed's rules", op.ID)})
 	}
 	var undocumented judge.Findings
@@ -95,7 +95,7 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 		}
 	}
 	if len(undocumented) > 0 {
-		c.x.violate(c, finding{prop: propDocumented, x: x, fs: undocumented,
+		c.x.violate(c, finding{prop: PropDocumented, x: x, fs: undocumented,
 			what: fmt.Sprintf("%s: an answer the declared contract does not document", op.ID)})
 	}
 	decided := server.Class(judge.Decided)
@@ -104,7 +104,7 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 		if name == "" {
 			name = "the contract as written"
 		}
-		c.x.violate(c, finding{prop: propDocumented, x: x, fs: decided.Decision(id),
+		c.x.violate(c, finding{prop: PropDocumented, x: x, fs: decided.Decision(id),
 			what: fmt.Sprintf("%s: an answer that differs from %s", op.ID, name)})
 	}
 	return data

@@ -1,15 +1,15 @@
-package conformance
+package explore
 
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"contractkit/conformance/client"
 
 	"pgregory.net/rapid"
 )
@@ -128,20 +128,18 @@ func (x *explorer) settle(tb *rapidTB) *failure {
 // cleanup removes what the phase created, newest first.
 func (x *explorer) cleanup() {
 	for i := len(x.toRemove) - 1; i >= 0; i-- {
-		x.e.remove(x.ctx, x.toRemove[i], client.AuthKey)
+		x.host.Remove(x.ctx, x.toRemove[i])
 	}
 }
 
-// sharedResources are the written checks' dataset and model, when they
-// were made: sequences may use them from their first step.
+// sharedResources are the written checks' resources (Host.Shared), when
+// they were made: sequences may use them from their first step.
 func (x *explorer) sharedResources() []*resource {
 	var out []*resource
-	for _, s := range []struct {
-		l     *lazy
-		param string
-	}{{&x.e.shared.dataset, "dataset_id"}, {&x.e.shared.model, "model_id"}} {
-		if k := x.cat.byParam[s.param]; k != nil && s.l.id != "" {
-			out = append(out, &resource{kind: k, id: s.l.id, shared: true, stored: map[string]written{}})
+	shared := x.host.Shared()
+	for _, param := range slices.Sorted(maps.Keys(shared)) {
+		if k := x.cat.byParam[param]; k != nil && shared[param] != "" {
+			out = append(out, &resource{kind: k, id: shared[param], shared: true, stored: map[string]written{}})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package conformance
+package explore
 
 import (
 	"fmt"
@@ -82,14 +82,14 @@ func (c *exploreCase) refs(op *exploreOp, p *plan) map[string]any {
 		case n < 9 && len(c.m.deleted(k)) > 0:
 			dead := c.m.deleted(k)
 			id = dead[c.g.pick(len(dead), "ref."+name+".dead")].id
-			c.expectRefusal(p, "names a deleted "+k.param, propGone, k.gone)
+			c.expectRefusal(p, "names a deleted "+k.param, PropGone, k.gone)
 		default:
 			if s.Type.Is("integer") {
 				id = strconv.FormatInt(unknownNumericIDs[c.g.pick(len(unknownNumericIDs), "ref."+name+".unknown")], 10)
 			} else {
 				id = unknownPathIDs[c.g.pick(len(unknownPathIDs), "ref."+name+".unknown")]
 			}
-			c.expectRefusal(p, "names an unknown "+k.param, propGone, "")
+			c.expectRefusal(p, "names an unknown "+k.param, PropGone, "")
 		}
 		out[name] = typedID(id, s)
 	}

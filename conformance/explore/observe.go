@@ -1,4 +1,4 @@
-package conformance
+package explore
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func (c *exploreCase) compareStored(x *exchange.Exchange, r *resource, data judg
 		if _, present := data.Path("$." + field); !present {
 			shown = "no such field"
 		}
-		c.x.violate(c, finding{prop: propStored, x: x,
+		c.x.violate(c, finding{prop: PropStored, x: x,
 			what:   fmt.Sprintf("%s: %s differs in %s", w.by, field, stableWhere(where)),
 			detail: fmt.Sprintf("%s %s: %s wrote %s = %s; %s shows %s", r.kind.param, r.id, w.by, field, show(w.value), where, shown),
 			fs:     breaks(w.by, judge.Pointer("data", field), "stored", show(w.value), shown, w.decision)})
@@ -53,7 +53,7 @@ func (c *exploreCase) observe(x *exchange.Exchange, r *resource, data judge.J, f
 	s := st.Str()
 	switch {
 	case !t.known(s):
-		c.x.violate(c, finding{prop: propStates, x: x,
+		c.x.violate(c, finding{prop: PropStates, x: x,
 			what:   fmt.Sprintf("%s: a state the transitions do not name", r.kind.param),
 			detail: fmt.Sprintf("%s %s is %q, a state the contract's transitions do not name", r.kind.param, r.id, s),
 			fs:     breaks(opOf(x), "/data/status", "state", "a state the transitions name", strconv.Quote(s), t.decision)})
@@ -63,12 +63,12 @@ func (c *exploreCase) observe(x *exchange.Exchange, r *resource, data judge.J, f
 			decision = ""
 		}
 		initial := quoteList(slices.Sorted(maps.Keys(t.initial)))
-		c.x.violate(c, finding{prop: propStates, x: x,
+		c.x.violate(c, finding{prop: PropStates, x: x,
 			what:   fmt.Sprintf("%s: created in a state that is not initial", r.kind.param),
 			detail: fmt.Sprintf("new %s %s is %q, want one of %s", r.kind.param, r.id, s, initial),
 			fs:     breaks(opOf(x), "/data/status", "state", "an initial state, one of "+initial, strconv.Quote(s), decision)})
 	case r.status != "" && !t.reachable(r.status, s):
-		c.x.violate(c, finding{prop: propStates, x: x,
+		c.x.violate(c, finding{prop: PropStates, x: x,
 			what:   fmt.Sprintf("%s: a state the transitions do not reach", r.kind.param),
 			detail: fmt.Sprintf("%s %s was %q and is now %q: no transition leads there", r.kind.param, r.id, r.status, s),
 			fs:     breaks(opOf(x), "/data/status", "state", "a state the transitions reach from "+strconv.Quote(r.status), strconv.Quote(s), t.decision)})

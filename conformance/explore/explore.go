@@ -1,4 +1,12 @@
-package conformance
+// Package explore is the conformance suite's explore phase: after the
+// written checks, it generates requests and sequences of requests from the
+// contract, within a budget, and judges every answer by properties that
+// hold for every operation — with the one judge (package judge) and the
+// expected state of the sequence. rapid draws the sequences (state
+// machines, shrinking) and gofakeit realistic values; it links no Ginkgo:
+// the suite's Explore area runs it (Run) behind a small Host and renders
+// its Result.
+package explore
 
 import (
 	"context"
@@ -24,16 +32,25 @@ import (
 // breaks a property is shrunk to a minimal one and reported like any check,
 // one curl line per step. The same --seed draws the same requests again.
 
-// Properties, each a check of the Explore area.
+// The properties' ids, each a check of the Explore area.
 const (
-	propNo5xx      = "no-5xx"
-	propInvalid    = "invalid-refused"
-	propDocumented = "documented"
-	propStored     = "stored"
-	propLists      = "lists"
-	propGone       = "gone"
-	propIsolation  = "isolation"
-	propStates     = "states"
+	// PropNo5xx: no 5xx to a request the contract accepts.
+	PropNo5xx = "no-5xx"
+	// PropInvalid: a request the declared contract refuses is refused.
+	PropInvalid = "invalid-refused"
+	// PropDocumented: every answer is the envelope, a documented status
+	// and the declared schema.
+	PropDocumented = "documented"
+	// PropStored: what was written is read back.
+	PropStored = "stored"
+	// PropLists: lists hold every resource once, and only their own.
+	PropLists = "lists"
+	// PropGone: what was deleted (or never was) is refused.
+	PropGone = "gone"
+	// PropIsolation: accounts are kept apart (needs a second account).
+	PropIsolation = "isolation"
+	// PropStates: states move along the contract's transitions.
+	PropStates = "states"
 )
 
 // property is one property of the phase and its check.
@@ -46,21 +63,21 @@ type property struct {
 }
 
 var properties = []property{
-	{propNo5xx, "MUST NOT answer a request the contract accepts with a 5xx, whatever its values: text in every script, lengths at their bounds, extreme numbers and ids, optional fields absent or present",
+	{PropNo5xx, "MUST NOT answer a request the contract accepts with a 5xx, whatever its values: text in every script, lengths at their bounds, extreme numbers and ids, optional fields absent or present",
 		[]string{"4", "1.1", "7.2"}, nil},
-	{propInvalid, "MUST refuse a request that breaks the declared request schema with a 4xx error envelope, never a 2xx or a 5xx",
+	{PropInvalid, "MUST refuse a request that breaks the declared request schema with a 4xx error envelope, never a 2xx or a 5xx",
 		[]string{"4", "1.2", "7.1", "8.1"}, nil},
-	{propDocumented, "MUST answer every explored request with the envelope, a documented status and the declared schema",
+	{PropDocumented, "MUST answer every explored request with the envelope, a documented status and the declared schema",
 		[]string{"1.1", "1.2", "1.3", "2", "4.4.2"}, nil},
-	{propStored, "MUST show each field a create, update or rename sent with the value sent: in its answer, in a later read by id and in its list entry",
+	{PropStored, "MUST show each field a create, update or rename sent with the value sent: in its answer, in a later read by id and in its list entry",
 		[]string{"2"}, []opRole{roleCreate, roleUpdate}},
-	{propLists, "MUST list every resource it holds, each once, and in a list for one parent or filter only the items of that parent or filter (every page walked)",
+	{PropLists, "MUST list every resource it holds, each once, and in a list for one parent or filter only the items of that parent or filter (every page walked)",
 		[]string{"3.1.2"}, []opRole{roleList}},
-	{propGone, "MUST refuse (404) what was deleted or never existed: by id, for its children and as a reference, and list it no more",
+	{PropGone, "MUST refuse (404) what was deleted or never existed: by id, for its children and as a reference, and list it no more",
 		[]string{"1.2"}, []opRole{roleDelete, roleGet}},
-	{propIsolation, "MUST keep accounts apart: what one key created is neither visible nor changeable with the other",
+	{PropIsolation, "MUST keep accounts apart: what one key created is neither visible nor changeable with the other",
 		[]string{"4.1.1", "5.1"}, nil},
-	{propStates, "MUST create a resource in its initial state and SHOULD move it only along the contract's transitions",
+	{PropStates, "MUST create a resource in its initial state and SHOULD move it only along the contract's transitions",
 		[]string{"3.1", "3.2", "2.8"}, nil},
 }
 
@@ -68,8 +85,8 @@ var properties = []property{
 // server gets fewer requests, never a longer run), shrinking included.
 const exploreTime = 40 * time.Second
 
-// DefaultExplore is the default request budget of the explore phase.
-const DefaultExplore = 1000
+// DefaultBudget is the default request budget of the phase.
+const DefaultBudget = 1000
 
 // finding is one property broken once.
 type finding struct {
@@ -129,9 +146,10 @@ type outcome struct {
 
 // explorer runs the phase once.
 type explorer struct {
-	e   *env
-	cat *catalog
-	ctx context.Context
+	host Host
+	cfg  Config
+	cat  *catalog
+	ctx  context.Context
 	// seed draws the sequences; budget bounds the requests spent
 	// exploring (spent); shrinking is bounded by time (shrinkSpent counts
 	// its requests) and deadline ends the phase.
@@ -169,8 +187,8 @@ type refusedNote struct {
 	x *exchange.Exchange
 }
 
-func newExplorer(e *env, ctx context.Context) *explorer {
-	x := &explorer{e: e, ctx: ctx, cat: newCatalog(spec.Strict(), spec.Declared()), seed: e.cfg.Seed, budget: e.cfg.Explore,
+func newExplorer(ctx context.Context, host Host, cfg Config) *explorer {
+	x := &explorer{host: host, cfg: cfg, ctx: ctx, cat: newCatalog(spec.Strict(), spec.Declared()), seed: cfg.Seed, budget: cfg.Budget,
 		outcomes: map[string]*outcome{}, hunted: map[string]bool{}, refused: map[string]*refusedNote{}, sent: map[string]map[string]bool{}}
 	for _, p := range properties {
 		x.outcomes[p.id] = &outcome{decided: map[string][]finding{}}
@@ -207,7 +225,7 @@ func (x *explorer) over() bool {
 
 // created registers the removal of a resource the phase made.
 func (x *explorer) created(p string) {
-	if !x.e.cfg.Keep {
+	if !x.cfg.Keep {
 		x.toRemove = append(x.toRemove, p)
 	}
 }
@@ -217,9 +235,9 @@ func (x *explorer) created(p string) {
 func (x *explorer) violate(c *exploreCase, f finding) {
 	o := x.outcomes[f.prop]
 	decision := f.decision()
-	fatal := (decision == "" || x.e.cfg.Strict) && !x.hunted[f.prop]
+	fatal := (decision == "" || x.cfg.Strict) && !x.hunted[f.prop]
 	if !fatal {
-		if decision != "" && !x.e.cfg.Strict {
+		if decision != "" && !x.cfg.Strict {
 			if len(o.decided[decision]) < 3 {
 				o.decided[decision] = append(o.decided[decision], f)
 			}

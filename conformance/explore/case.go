@@ -1,4 +1,4 @@
-package conformance
+package explore
 
 import (
 	"context"
@@ -147,7 +147,7 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 func (c *exploreCase) do(r client.Request) *exchange.Exchange {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
-	x := c.x.e.client.Do(ctx, r)
+	x := c.x.host.Client().Do(ctx, r)
 	c.record(x)
 	return x
 }
@@ -170,13 +170,13 @@ func (c *exploreCase) onItem(op *exploreOp) {
 	switch why {
 	case "deleted":
 		decision := op.kind.gone
-		c.expectRefusal(&p, "acts on a deleted "+op.kind.param, propGone, decision)
+		c.expectRefusal(&p, "acts on a deleted "+op.kind.param, PropGone, decision)
 	case "unknown":
-		c.expectRefusal(&p, "acts on an id no "+op.kind.param+" has", propGone, "")
+		c.expectRefusal(&p, "acts on an id no "+op.kind.param+" has", PropGone, "")
 	}
-	if r != nil && !r.deleted && c.x.e.cfg.APIKey2 != "" && c.g.chance(6, "foreign") {
+	if r != nil && !r.deleted && c.x.cfg.SecondAccount && c.g.chance(6, "foreign") {
 		p.foreign = true
-		c.expectRefusal(&p, "acts as another account on its "+op.kind.param, propIsolation, "")
+		c.expectRefusal(&p, "acts as another account on its "+op.kind.param, PropIsolation, "")
 	}
 	if r != nil && r.busy && (op.role == roleDelete || op.role == roleChild) {
 		p.mayRefuse = true
@@ -192,7 +192,7 @@ func (c *exploreCase) send(op *exploreOp, id *string, p plan) {
 	}
 	if op.role == roleCreate && op.kind != nil {
 		// A create that names resources of the other account.
-		if c.x.e.cfg.APIKey2 != "" && c.g.chance(8, "foreign.create") && op.body != nil {
+		if c.x.cfg.SecondAccount && c.g.chance(8, "foreign.create") && op.body != nil {
 			p.foreign = true
 		}
 	}
@@ -204,7 +204,7 @@ func (c *exploreCase) send(op *exploreOp, id *string, p plan) {
 				p.foreign = false
 				r.Auth = client.AuthKey
 			} else {
-				c.expectRefusal(&p, "names the other account's resources", propIsolation, "")
+				c.expectRefusal(&p, "names the other account's resources", PropIsolation, "")
 			}
 		}
 	}
@@ -241,7 +241,7 @@ func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
 			c.compareStored(x, r, data, "a later read by id", false)
 			c.observe(x, r, data, false)
 		} else if x.Status/100 == 4 {
-			c.x.violate(c, finding{prop: propStored, x: x,
+			c.x.violate(c, finding{prop: PropStored, x: x,
 				what:   fmt.Sprintf("%s: a resource just written cannot be read", get.ID),
 				detail: fmt.Sprintf("%s %s was written and then answered %d", k.param, r.id, x.Status),
 				fs:     breaks(get.ID, "status", "readable", "a 2xx: the resource just written", strconv.Itoa(x.Status), "")})
@@ -336,7 +336,7 @@ func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data ju
 				continue
 			}
 			if got := data.Get(st.field); !sameValue(got, v) {
-				c.x.violate(c, finding{prop: propStored, x: x,
+				c.x.violate(c, finding{prop: PropStored, x: x,
 					what:   fmt.Sprintf("%s: $.data.%s differs from the %s sent", op.ID, st.field, name),
 					detail: fmt.Sprintf("%s sent %s; its answer shows %s", name, show(v), got),
 					fs:     breaks(op.ID, judge.Pointer("data", st.field), "stored", show(v), got.String(), st.decision)})
@@ -352,7 +352,7 @@ func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data ju
 func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
 	defer cancel()
-	resp, x := c.x.e.client.Open(ctx, r)
+	resp, x := c.x.host.Client().Open(ctx, r)
 	if resp == nil {
 		c.record(x)
 		c.judge(op, x, p, nil, false)
@@ -363,7 +363,7 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 		stop := time.AfterFunc(exploreStreamRead, cancel)
 		defer stop.Stop()
 		s := judge.ReadStream(resp.Body, exploreStreamRead, cancel)
-		c.x.e.client.Finish(x, s.Raw, nil)
+		c.x.host.Client().Finish(x, s.Raw, nil)
 		c.record(x)
 		// A stream the phase stopped reading is judged by the events it
 		// had sent: its end is unknown.
@@ -371,7 +371,7 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 		return
 	}
 	body, err := readAllBounded(resp.Body)
-	c.x.e.client.Finish(x, body, err)
+	c.x.host.Client().Finish(x, body, err)
 	c.record(x)
 	c.judge(op, x, p, nil, false)
 }
