@@ -1,46 +1,14 @@
 // Package conformance is the conformance suite of the contract: Ginkgo
 // specs that certify a server against the seed (spec/openapi.yaml and
-// spec/DECISIONS.md), run from a plain main() by cmd/conformance.
-//
-// Each area has its file: auth.go, envelope.go, models.go, datasets.go,
-// conversations.go, inference.go, evaluations.go (with
-// evaluations_refusal.go, the refusal to delete a running evaluation),
-// limits.go, isolation.go and ratelimit.go. The harness is here (Run,
-// List, Clauses, the run's env) and in:
-//
-//   - check.go: the class of a check and its registration;
-//   - judge.go: a check's judging path, from sending a request to a
-//     declared failure or a decided difference; what the judges apply is
-//     in envelope_rules.go (envelope, content type and status),
-//     mismatches.go (the body against the contract) and decisions.go
-//     (which decision governs a response or a field);
-//   - client.go (requests, the client that sends them, curl), retry.go
-//     (a 429 waited out), exchange.go (an exchange as reports show it) and
-//     redact.go (the keys kept out of reports);
-//   - operations.go (the contract's operations, their seed clauses, and
-//     the values it states that checks read), paths.go (the API paths),
-//     requests.go (request builders several areas use), resources.go
-//     (what checks create and remove, shared resources), deletion.go (the
-//     delete-then-gone checks every life flow ends with), waiting.go
-//     (waiting for a model or an evaluation state), infer.go (the
-//     inference reader), stream.go (the event stream) and timing.go (a
-//     stream as a client saw it);
-//   - json.go (the JSON accessor J), lists.go (the records and ids of a
-//     list), text.go (texts cut short for messages);
-//   - flags.go, runinfo.go (what a run was), report.go (summary), report_html.go,
-//     report_coverage.go, clauses.go (traceability), observed*.go (for the proxy).
-//
-// The explore phase (the Explore area, run last) is in the explore*.go
-// files: explore.go (the properties, the explorer and how a break is
-// recorded), explore_run.go (rounds of rapid, shrinking, clean-up),
-// explore_catalog.go (the contract read as resources, roles and marks),
-// explore_values.go (values drawn from schemas and the catalogue of the
-// unusual), explore_case.go (one sequence and its actions),
-// explore_request.go (building a request and its plan), explore_model.go
-// (the expected state), explore_judge.go (the judges of every answer),
-// explore_observe.go (written fields and states read back),
-// explore_list.go (walking and judging lists) and explore_report.go (the
-// area and its reports).
+// spec/DECISIONS.md), run from a plain main() by cmd/conformance. It holds
+// the written areas (one check per behaviour, labelled by area, seed clause
+// and decision), their registration and the decided mechanism (a decided
+// rule's failure becomes a reported difference unless --strict), the
+// Ginkgo wiring and the command line. What it builds on links no test
+// framework and lives apart, by dependency weight: exchange (an exchange
+// as reports show it), judge (the one judge: findings as values), client
+// (the HTTP client), report (the report writers: Ginkgo's types only) and
+// explore (the explore phase, behind a small host).
 //
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
 // Clauses may be called once per process, one of them.
