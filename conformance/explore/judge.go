@@ -24,10 +24,11 @@ import (
 // exploreStreamRead bounds the reading of one explored stream.
 const exploreStreamRead = 300 * time.Millisecond
 
-// exploreVerdict is the explore phase's adapter around the one judge:
-// the verdict on an explored exchange whose answer was read whole or, for
-// an event stream, as s (cut: the phase stopped reading it at its bound).
-func exploreVerdict(op string, x *exchange.Exchange, s *judge.Stream, cut bool) judge.Findings {
+// Verdict is the explore phase's adapter around the one judge, the
+// verdict its sequences map onto the properties: the verdict on an
+// explored exchange of operation op whose answer was read whole or, for an
+// event stream, as s (cut: the phase stopped reading it at its bound).
+func Verdict(op string, x *exchange.Exchange, s *judge.Stream, cut bool) judge.Findings {
 	return judge.Verdict(op, x, s, cut)
 }
 
@@ -43,7 +44,7 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 		// machine is not a broken server. No verdict.
 		return data
 	}
-	fs := exploreVerdict(op.ID, x, s, cut)
+	fs := Verdict(op.ID, x, s, cut)
 	server := fs.Side(judge.Server)
 	invalid := fs.Has(judge.Client, judge.Declared)
 	switch served := server.Rule(judge.RuleServedInvalid); {
