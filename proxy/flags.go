@@ -119,7 +119,7 @@ func writeUsage(out io.Writer) {
 
 A validating proxy: forwards every request to the target and every answer back
 unchanged (event streams as they arrive), and judges each exchange against the
-contract with the suite's judges. Each violation is printed as it happens, with a
+contract with the suite's own judge. Each finding is printed as it happens, with a
 curl line that replays it (the key read from $CONFORMANCE_API_KEY). On SIGINT or
 SIGTERM it writes its reports and exits.
 

@@ -116,6 +116,21 @@ func (f finding) decision() string {
 	return ""
 }
 
+// same reports whether g is the same break as f: the same text, and
+// findings with the same keys (judge.Finding.Key: everything but the
+// values seen).
+func (f finding) same(g finding) bool {
+	if f.what != g.what || len(f.fs) != len(g.fs) {
+		return false
+	}
+	for i := range f.fs {
+		if f.fs[i].Key() != g.fs[i].Key() {
+			return false
+		}
+	}
+	return true
+}
+
 // explain is the finding's detail: its own sentence, or its findings.
 func (f finding) explain() string {
 	if f.detail != "" {
@@ -238,14 +253,16 @@ func (x *explorer) violate(c *exploreCase, f finding) {
 	fatal := (decision == "" || x.cfg.Strict) && !x.hunted[f.prop]
 	if !fatal {
 		if decision != "" && !x.cfg.Strict {
-			if len(o.decided[decision]) < 3 {
+			// The same break seen again (its findings' keys: the values
+			// aside) is no new example.
+			if len(o.decided[decision]) < 3 && !slices.ContainsFunc(o.decided[decision], f.same) {
 				o.decided[decision] = append(o.decided[decision], f)
 			}
 			return
 		}
 		if !x.shrinking {
 			o.alsoN++
-			if len(o.also) < 3 {
+			if len(o.also) < 3 && !slices.ContainsFunc(o.also, f.same) {
 				o.also = append(o.also, f)
 			}
 		}
