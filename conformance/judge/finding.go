@@ -97,7 +97,8 @@ type Finding struct {
 	// into the body of the answer (Side Server) or the request (Side
 	// Client), "/data/name"; "" for the body as a whole. Other places
 	// carry a prefix: "header:Content-Type", "status", "query:limit",
-	// "path:model_id", "stream:3" (the third event), "stream:end".
+	// "path:model_id", "part:file" (a multipart part), "stream:3" (the
+	// third event), "stream:end"; "answer" for the answer as such.
 	Pointer string `json:"pointer,omitempty"`
 	// Rule names the rule broken, stably across runs ("status",
 	// "content-type", "envelope", "schema", "stream", ...): findings with
