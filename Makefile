@@ -62,7 +62,7 @@ go-test: ## unit and integration tests with the race detector
 
 # Fuzz targets as package:Target. A crasher the fuzzer finds is written to
 # the package's testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
-FUZZ_TARGETS := ./mockserver:FuzzRequests ./mockserver:FuzzCheckJSON ./mockserver:FuzzMultipartCreate ./conformance:FuzzReadStream ./fixtures:FuzzDecodeSet ./recording:FuzzObserve ./conformance/bound:FuzzEventBound
+FUZZ_TARGETS := ./mockserver:FuzzRequests ./mockserver:FuzzCheckJSON ./mockserver:FuzzMultipartCreate ./conformance/judge:FuzzReadStream ./fixtures:FuzzDecodeSet ./recording:FuzzObserve ./conformance/bound:FuzzEventBound
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
 	@set -e; for t in $(FUZZ_TARGETS); do \

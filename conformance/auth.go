@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/client"
 	"contractkit/spec"
 )
 
@@ -19,14 +20,14 @@ func (e *env) authSpecs() {
 			Describe(opTitle(op), func() {
 				cases := []struct {
 					behaviour string
-					auth      Auth
+					auth      client.Auth
 					raw       func() string
 					clauses   []string
 				}{
-					{"MUST answer 401 with the error envelope when the Authorization header is missing", AuthNone, nil, []string{"5.1", "5.3"}},
-					{"MUST answer 401 with the error envelope when the bearer key is unknown", AuthRaw, func() string { return "Bearer ck-unknown-" + randomHex(12) }, []string{"5.3"}},
-					{"MUST answer 401 with the error envelope when the key comes under another scheme than Bearer", AuthRaw, func() string { return "Token " + e.cfg.APIKey }, []string{"5.1", "5.3"}},
-					{"MUST answer 401 with the error envelope when the bearer key is empty", AuthRaw, func() string { return "Bearer " }, []string{"5.3"}},
+					{"MUST answer 401 with the error envelope when the Authorization header is missing", client.AuthNone, nil, []string{"5.1", "5.3"}},
+					{"MUST answer 401 with the error envelope when the bearer key is unknown", client.AuthRaw, func() string { return "Bearer ck-unknown-" + randomHex(12) }, []string{"5.3"}},
+					{"MUST answer 401 with the error envelope when the key comes under another scheme than Bearer", client.AuthRaw, func() string { return "Token " + e.cfg.APIKey }, []string{"5.1", "5.3"}},
+					{"MUST answer 401 with the error envelope when the bearer key is empty", client.AuthRaw, func() string { return "Bearer " }, []string{"5.3"}},
 				}
 				for _, c := range cases {
 					e.check(c.behaviour, declared(append(c.clauses, "1.2", "7.1", clause)...), func(ctx SpecContext) {

@@ -6,6 +6,10 @@ import (
 	"net/url"
 	"slices"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -20,7 +24,7 @@ func (e *env) datasetSpecs() {
 			)
 			BeforeAll(func(ctx SpecContext) {
 				name = e.name("data")
-				created = e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+				created = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
 					Form: datasetForm(name, "employee-handbook.md", "product-catalog.csv")}, pathDatasets)
 			})
 
@@ -37,7 +41,7 @@ func (e *env) datasetSpecs() {
 			e.check("MUST return the dataset by id",
 				declared("4.3.2", "2.6"), func(ctx SpecContext) {
 					e.need(created, "dataset")
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
 					e.expectThat(x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
@@ -46,17 +50,17 @@ func (e *env) datasetSpecs() {
 			e.check("MUST list the dataset",
 				declared("4.3.1", "2.6"), func(ctx SpecContext) {
 					e.need(created, "dataset")
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathDatasets})
-					ids := idsOf(e.expectSuccess(x).Items())
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathDatasets})
+					ids := judge.IDs(e.expectSuccess(x).Items())
 					e.expectThat(x, slices.Contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
 				})
 
 			e.check("MUST add files to the dataset (multipart dataset_id and files) and count them in the upload result",
 				declared("4.3.4", "2.7", "1.3"), func(ctx SpecContext) {
 					e.need(created, "dataset")
-					files := []FormFile{fixtureFile("support-faq.jsonl"), fixtureFile("release-notes.txt")}
-					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
-						Fields: []FormField{{"dataset_id", created.id}}, Files: files}})
+					files := []exchange.FormFile{fixtureFile("support-faq.jsonl"), fixtureFile("release-notes.txt")}
+					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
+						Fields: []exchange.FormField{{Name: "dataset_id", Value: created.id}}, Files: files}})
 					data := e.expectSuccess(x)
 					var p []string
 					if got := data.Get("dataset_id").ID(); got != created.id {
@@ -81,9 +85,9 @@ func (e *env) datasetSpecs() {
 				declared("4.3.4", "2.7", "D-16"), func(ctx SpecContext) {
 					e.need(created, "dataset")
 					good := fixtureFile("pricing.json")
-					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: &Form{
-						Fields: []FormField{{"dataset_id", created.id}},
-						Files:  []FormFile{good, fixtureFile("bad/empty.txt"), fixtureFile("bad/binary.bin")},
+					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
+						Fields: []exchange.FormField{{Name: "dataset_id", Value: created.id}},
+						Files:  []exchange.FormFile{good, fixtureFile("bad/empty.txt"), fixtureFile("bad/binary.bin")},
 					}})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("dataset_id").ID() == created.id, "$.data.dataset_id: %s, want %s", data.Get("dataset_id"), created.id)
@@ -122,7 +126,7 @@ func (e *env) datasetSpecs() {
 			e.check("SHOULD count the added files in the dataset's file_count",
 				decidedBy("D-16", "2.6", "4.3.4"), func(ctx SpecContext) {
 					e.need(created, "dataset")
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
 					n, ok := e.expectSuccess(x).Get("file_count").Int()
 					e.expectThat(x, ok && n == 5, "$.data.file_count: %v, want 5 (two created with, two and one added)", n)
 				})
@@ -134,9 +138,9 @@ func (e *env) datasetSpecs() {
 				gone: []goneCheck{
 					{"SHOULD no longer return or list a soft-deleted dataset (404)",
 						decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext, id string) {
-							e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, id)}),
+							e.expectError(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, id)}),
 								refusal{statuses: []int{http.StatusNotFound}})
-							e.notListed("dataset", func() Request { return Request{Method: http.MethodGet, Path: pathDatasets} }, J.Items)(ctx, id)
+							e.notListed("dataset", func() client.Request { return client.Request{Method: http.MethodGet, Path: pathDatasets} }, judge.J.Items)(ctx, id)
 						}},
 				},
 			})
@@ -145,50 +149,50 @@ func (e *env) datasetSpecs() {
 		Describe("creation and deletion rules", func() {
 			e.check("SHOULD delete a dataset permanently with ?permanent=true",
 				decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext) {
-					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
 						Form: datasetForm(e.name("data"), "release-notes.txt")}, pathDatasets)
 					e.need(c, "dataset")
-					x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathDatasets, c.id), Query: url.Values{"permanent": {"true"}}})
+					x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(pathDatasets, c.id), Query: url.Values{"permanent": {"true"}}})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("permanent").Value() == true, "$.data.permanent: %s, want true", data.Get("permanent"))
-					e.expectError(e.do(ctx, Request{Method: http.MethodGet, Path: at(pathDatasets, c.id)}),
+					e.expectError(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, c.id)}),
 						refusal{statuses: []int{http.StatusNotFound}})
 				})
 
 			e.check("SHOULD create a dataset from URLs alone",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
-					form := &Form{Fields: []FormField{
-						{"dataset_name", e.name("data")},
-						{"urls", "https://docs.northwind.example/handbook, https://docs.northwind.example/warranty"},
+					form := &exchange.Form{Fields: []exchange.FormField{
+						{Name: "dataset_name", Value: e.name("data")},
+						{Name: "urls", Value: "https://docs.northwind.example/handbook, https://docs.northwind.example/warranty"},
 					}}
-					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets)
+					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets)
 					e.expectSuccess(c.x)
 				})
 
 			e.check("SHOULD refuse a dataset without dataset_name (422)",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
-					form := &Form{Files: []FormFile{fixtureFile("release-notes.txt")}}
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
+					form := &exchange.Form{Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
 			e.check("SHOULD refuse a dataset with neither files nor URLs (422)",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
-					form := &Form{Fields: []FormField{{"dataset_name", e.name("data")}}}
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
+					form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: e.name("data")}}}
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
 			e.check("SHOULD refuse a dataset whose every file fails (422)",
 				decidedBy("D-16", "4.3.3"), func(ctx SpecContext) {
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
 						Form: datasetForm(e.name("data"), "bad/empty.txt", "bad/malformed.json")}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
 			e.check("SHOULD keep or name every file part of a dataset create: a file that cannot be read is listed in failed_files",
 				decidedBy("D-27", "4.3.3", "2.6"), func(ctx SpecContext) {
-					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
 						Form: datasetForm(e.name("data"), "release-notes.txt", "bad/malformed.json")}, pathDatasets)
 					data := e.expectSuccess(c.x)
 					n, _ := data.Get("file_count").Int()
@@ -202,8 +206,8 @@ func (e *env) datasetSpecs() {
 
 			e.check("MUST refuse an upload without files with the error envelope (422)",
 				declared("4.3.4", "1.2", "D-17"), func(ctx SpecContext) {
-					x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload,
-						Form: &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}})
+					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload,
+						Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}})
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 				})
 		})

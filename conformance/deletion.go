@@ -4,6 +4,10 @@ import (
 	"net/http"
 	"slices"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -27,7 +31,7 @@ type deletion struct {
 	// status200: the seed states HTTP 200 for this delete.
 	status200 bool
 	// more, when set, judges the delete's answer further.
-	more func(x *Exchange, data J)
+	more func(x *exchange.Exchange, data judge.J)
 	// notYet, when set, says why the resource cannot be deleted yet ("" when
 	// it can): the delete check is skipped "…, so it cannot be deleted" and
 	// the gone checks "…, so it was not deleted", and only then. Without it
@@ -56,11 +60,11 @@ func (e *env) deletionSpecs(d deletion) {
 				Skip(why + ", so it cannot be deleted")
 			}
 		}
-		x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(d.collection, d.res.id)})
+		x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(d.collection, d.res.id)})
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if d.status200 {
-			e.expectNone(x, "the delete did not answer HTTP 200", StatusProblems(x, http.StatusOK))
+			e.expectFindings(x, "the delete did not answer HTTP 200", judge.Status(x, http.StatusOK))
 		}
 		if d.more != nil {
 			d.more(x, data)
@@ -87,17 +91,17 @@ func (e *env) deletionSpecs(d deletion) {
 func (e *env) notReturned(collection string, rest ...string) func(SpecContext, string) {
 	return func(ctx SpecContext, id string) {
 		GinkgoHelper()
-		e.expectNotFound(e.do(ctx, Request{Method: http.MethodGet, Path: at(collection, id, rest...)}))
+		e.expectNotFound(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(collection, id, rest...)}))
 	}
 }
 
 // notListed judges that the list answering list() does not hold the id of
 // the deleted what; items finds the list's records.
-func (e *env) notListed(what string, list func() Request, items func(J) []J) func(SpecContext, string) {
+func (e *env) notListed(what string, list func() client.Request, items func(judge.J) []judge.J) func(SpecContext, string) {
 	return func(ctx SpecContext, id string) {
 		GinkgoHelper()
 		x := e.do(ctx, list())
-		ids := idsOf(items(e.expectSuccess(x)))
+		ids := judge.IDs(items(e.expectSuccess(x)))
 		e.expectThat(x, !slices.Contains(ids, id), "deleted %s %s is still listed", what, id)
 	}
 }

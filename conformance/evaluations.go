@@ -9,6 +9,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 	"contractkit/fixtures"
 )
 
@@ -21,7 +24,7 @@ func (e *env) evaluationSpecs() {
 		Describe("an evaluation's life", Ordered, ContinueOnFailure, func() {
 			var (
 				model, name, final string
-				nameBefore         *Exchange
+				nameBefore         *exchange.Exchange
 				created            created
 				started, ended     bool
 			)
@@ -29,7 +32,7 @@ func (e *env) evaluationSpecs() {
 				model = e.readyModel(ctx)
 				name = e.name("eval")
 				nameBefore = e.do(ctx, checkName(name))
-				created = e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations)
+				created = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations)
 			})
 
 			e.check("MUST report a name no evaluation has as available before the creation",
@@ -61,7 +64,7 @@ func (e *env) evaluationSpecs() {
 			e.check("SHOULD refuse a second evaluation with a taken name (409)",
 				decidedBy("D-19", "4.5.2"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations).x
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
@@ -69,7 +72,7 @@ func (e *env) evaluationSpecs() {
 				declared("4.5.4", "2.8"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
 					desc := "updated by " + e.prefix
-					x := e.do(ctx, Request{Method: http.MethodPut, Path: at(pathEvaluations, created.id), JSON: map[string]any{"description": desc}})
+					x := e.do(ctx, client.Request{Method: http.MethodPut, Path: at(pathEvaluations, created.id), JSON: map[string]any{"description": desc}})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("description").Str() == desc, "$.data.description: %s, want %q", data.Get("description"), desc)
 					e.expectThat(x, data.Get("status").Str() == "pending", "$.data.status: %s, want \"pending\" (unchanged)", data.Get("status"))
@@ -78,7 +81,7 @@ func (e *env) evaluationSpecs() {
 			e.check("MUST return the evaluation by id",
 				declared("4.5.3", "2.8"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
 				})
@@ -86,7 +89,7 @@ func (e *env) evaluationSpecs() {
 			e.check("MUST start the evaluation and answer {status: success, data: {message, model_id}}",
 				declared("4.5.7", "2.10"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
-					x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
 					started = x.Status/100 == 2
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
@@ -99,7 +102,7 @@ func (e *env) evaluationSpecs() {
 					if status != "running" {
 						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s)", status, x.Line()))
 					}
-					x = e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					x = e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
@@ -129,8 +132,8 @@ func (e *env) evaluationSpecs() {
 					if !ended {
 						Skip("the evaluation did not end")
 					}
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
-					ids := idsOf(e.expectSuccess(x).Get("evaluations").Items())
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
+					ids := judge.IDs(e.expectSuccess(x).Get("evaluations").Items())
 					e.expectThat(x, slices.Contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
 				})
 
@@ -138,8 +141,8 @@ func (e *env) evaluationSpecs() {
 				what: "evaluation", res: &created, collection: pathEvaluations,
 				behaviour: "MUST delete an ended evaluation with HTTP 200 and a message",
 				class:     declared("4.5.5", "1.1", "D-02"), status200: true,
-				more: func(x *Exchange, data J) {
-					body, _ := ParseJSON(x.Raw())
+				more: func(x *exchange.Exchange, data judge.J) {
+					body, _ := judge.ParseJSON(x.Raw)
 					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
 					e.decided("D-02", func() {
 						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))
@@ -161,7 +164,7 @@ func (e *env) evaluationSpecs() {
 		Describe("listing", func() {
 			e.check("MUST list evaluations as {evaluations, page, per_page, total} with consistent paging",
 				declared("4.5.1", "2.8"), func(ctx SpecContext) {
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations})
 					data := e.expectSuccess(x)
 					items := data.Get("evaluations").Items()
 					page, _ := data.Get("page").Int()
@@ -184,7 +187,7 @@ func (e *env) evaluationSpecs() {
 			for _, status := range schemaEnum("EvaluationStatus") {
 				e.check(fmt.Sprintf("SHOULD hold only %s evaluations in the list filtered by status=%s", status, status),
 					decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
-						x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {status}, "per_page": {"100"}}})
+						x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {status}, "per_page": {"100"}}})
 						var other []string
 						for _, ev := range e.expectSuccess(x).Get("evaluations").Items() {
 							if st := ev.Get("status").Str(); st != status {
@@ -199,10 +202,10 @@ func (e *env) evaluationSpecs() {
 				decidedBy("D-05", "4.5.1"), func(ctx SpecContext) {
 					model := e.readyModel(ctx)
 					for i := 0; i < 2; i++ {
-						c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
+						c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
 						e.need(c, "evaluation")
 					}
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {"2"}, "per_page": {"1"}}})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {"2"}, "per_page": {"1"}}})
 					data := e.expectSuccess(x)
 					n := len(data.Get("evaluations").Items())
 					page, _ := data.Get("page").Int()
@@ -218,20 +221,20 @@ func (e *env) evaluationSpecs() {
 				declared("4.5.2", "1.2", "D-17"), func(ctx SpecContext) {
 					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
 					body["question_count"] = "ten"
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 				})
 
 			e.check("MUST refuse a check-name without name with the error envelope (422)",
 				declared("4.5.6", "1.2", "D-17"), func(ctx SpecContext) {
-					e.expectRefused(e.do(ctx, Request{Method: http.MethodGet, Path: pathCheckName}), "D-17", http.StatusUnprocessableEntity)
+					e.expectRefused(e.do(ctx, client.Request{Method: http.MethodGet, Path: pathCheckName}), "D-17", http.StatusUnprocessableEntity)
 				})
 
 			e.check("SHOULD refuse an evaluation without name (422)",
 				decidedBy("D-09", "4.5.2"), func(ctx SpecContext) {
 					body := evaluationBody("", e.readyModel(ctx))
 					delete(body, "name")
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
@@ -239,7 +242,7 @@ func (e *env) evaluationSpecs() {
 				decidedBy("D-11", "4.5.2"), func(ctx SpecContext) {
 					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
 					body["type"] = "custom-suite"
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("type").Str() == "custom-suite", "$.data.type: %s, want \"custom-suite\"", data.Get("type"))
 				})
@@ -254,16 +257,16 @@ func (e *env) evaluationSpecs() {
 
 			e.check("SHOULD refuse to filter the list by a status outside the four (422)",
 				decidedBy("D-05", "3.1.2"), func(ctx SpecContext) {
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {"paused"}}})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {"paused"}}})
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 		})
 
 		e.check("SHOULD score samples with run-ragas, complete the evaluation and store the four scores in results",
 			decidedBy("D-10", "4.5.8", "2.8"), func(ctx SpecContext) {
-				c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("ragas"), e.readyModel(ctx))}, pathEvaluations)
+				c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("ragas"), e.readyModel(ctx))}, pathEvaluations)
 				e.need(c, "evaluation")
-				x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples())})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples())})
 				data := e.expectSuccess(x)
 				e.expectThat(x, data.Get("id").ID() == c.id, "$.data.id: %s, want %s", data.Get("id"), c.id)
 				e.expectThat(x, data.Get("status").Str() == "completed", "$.data.status: %s, want \"completed\"", data.Get("status"))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"contractkit/conformance/client"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -42,11 +44,11 @@ type raceWindow struct {
 // its id and when its start was answered; "" and the reason when it could
 // not.
 func (e *env) startedEvaluation(ctx context.Context, model string) (string, time.Time, string) {
-	c := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("running"), model)}, pathEvaluations)
+	c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("running"), model)}, pathEvaluations)
 	if c.id == "" {
 		return "", time.Time{}, "no evaluation could be created: " + c.x.Line()
 	}
-	x := e.do(ctx, Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/start")})
+	x := e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/start")})
 	if x.Status/100 != 2 {
 		return "", time.Time{}, "the evaluation could not be started: " + x.Line()
 	}
@@ -70,11 +72,11 @@ func (e *env) checkRunningDeleteRefused(ctx context.Context, model string) {
 			reasons = append(reasons, fmt.Sprintf("attempt %d: the evaluation was %q, not running, when the suite looked (%s)", attempt, before, xb.Line()))
 			continue
 		}
-		x := e.do(ctx, Request{Method: http.MethodDelete, Path: at(pathEvaluations, id)})
+		x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(pathEvaluations, id)})
 		gap := time.Since(seen)
 		if x.Status/100 != 2 {
 			e.expectRefused(x, "D-13", http.StatusConflict)
-			after := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
+			after := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
 			data := e.expectSuccess(after)
 			e.expectThat(after, data.Get("id").ID() == id, "the evaluation is gone after the refused delete")
 			return

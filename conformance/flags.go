@@ -1,12 +1,14 @@
 package conformance
 
 import (
-	"contractkit/internal/envflag"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"contractkit/conformance/exchange"
+	"contractkit/internal/envflag"
 )
 
 // Options is a parsed command line: the run's Config and what to do.
@@ -136,4 +138,44 @@ Exit status: 0 every selected declared check passed (decided ones too with --str
 1 a check failed; 2 a usage or configuration error; 3 the base URL cannot be reached.
 `)
 	io.WriteString(out, b.String())
+}
+
+// flagLine renders the settings that differ from the defaults as flags. The
+// keys are never written: a key flag shows only that it was given.
+func (c Config) flagLine() []string {
+	var out []string
+	add := func(name, v string) {
+		if v != "" {
+			out = append(out, "--"+name+"="+v)
+		}
+	}
+	add("base-url", exchange.NewRedactor(c.APIKey, c.APIKey2).String(c.BaseURL))
+	if c.APIKey != "" {
+		add("api-key", "<redacted>")
+	}
+	if c.APIKey2 != "" {
+		add("api-key-2", "<redacted>")
+	}
+	add("junit", c.JUnit)
+	add("json", c.JSON)
+	add("html", c.HTML)
+	add("coverage", c.Coverage)
+	add("label-filter", c.LabelFilter)
+	add("focus", c.Focus)
+	if c.Timeout != DefaultTimeout && c.Timeout != 0 {
+		add("timeout", c.Timeout.String())
+	}
+	if c.Explore != DefaultExplore {
+		add("explore", fmt.Sprint(c.Explore))
+	}
+	if c.Explore > 0 && c.Seed != 0 {
+		add("seed", fmt.Sprint(c.Seed))
+	}
+	if c.Strict {
+		out = append(out, "--strict")
+	}
+	if c.Keep {
+		out = append(out, "--keep")
+	}
+	return out
 }

@@ -7,10 +7,15 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 )
 
 // The inference reader: an inference request sent and its answer read as a
-// stream (or whole), and the judge of an answer against seed §4.4.
+// stream (or whole), its timing attached to the check's report.
 
 // streamIdle is the longest silence tolerated inside an inference stream.
 func (e *env) streamIdle() time.Duration { return min(30*time.Second, e.cfg.Timeout) }
@@ -18,42 +23,35 @@ func (e *env) streamIdle() time.Duration { return min(30*time.Second, e.cfg.Time
 // infer sends an inference request and reads the answer incrementally: a
 // stream under the idle limit and --timeout, anything else whole. The
 // stream is nil when the answer is not text/event-stream.
-func (e *env) infer(ctx context.Context, r Request) (*Exchange, *Stream) {
+func (e *env) infer(ctx context.Context, r client.Request) (*exchange.Exchange, *judge.Stream) {
 	GinkgoHelper()
 	if r.Method == "" {
 		r.Method, r.Path = http.MethodPost, pathInference
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
-	resp, x := e.client.Open(ctx, r)
+	x, s := readAnswer(ctx, cancel, e.client, r, e.streamIdle())
+	if s != nil {
+		AddReportEntry(report.EntryTiming, s.Timing(x.Duration), ReportEntryVisibilityNever)
+	}
+	return x, s
+}
+
+// readAnswer sends r and reads its answer: an event stream (judge.IsEventStream)
+// event by event, giving up after idle without data (cancel, which ends
+// ctx, unblocks the read), anything else whole.
+func readAnswer(ctx context.Context, cancel context.CancelFunc, c *client.Client, r client.Request, idle time.Duration) (*exchange.Exchange, *judge.Stream) {
+	resp, x := c.Open(ctx, r)
 	if resp == nil {
 		return x, nil
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusOK && mediaType(resp.Header) == "text/event-stream" {
-		s := ReadStream(resp.Body, e.streamIdle(), cancel)
-		var readErr error
-		if s.Err != nil {
-			readErr = s.Err
-		}
-		e.client.Finish(x, s.Raw, readErr)
-		recordTiming(s.timing(x.Duration))
+	if judge.IsEventStream(resp.StatusCode, resp.Header) {
+		s := judge.ReadStream(resp.Body, idle, cancel)
+		c.Finish(x, s.Raw, s.Err)
 		return x, s
 	}
 	body, err := io.ReadAll(resp.Body)
-	e.client.Finish(x, body, err)
+	c.Finish(x, body, err)
 	return x, nil
-}
-
-// streamProblems judges an inference answer against seed §4.4: 200, an
-// event stream, JSON data events, the [DONE] end, a non-empty text.
-func streamProblems(x *Exchange, s *Stream) []string {
-	p := StatusProblems(x, http.StatusOK)
-	if x.Status == http.StatusOK {
-		p = append(p, contentTypeProblems(x.ResponseHeader, "text/event-stream")...)
-	}
-	if s != nil {
-		p = append(p, s.Problems()...)
-	}
-	return p
 }

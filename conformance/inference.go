@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/judge"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -15,19 +18,22 @@ func (e *env) inferenceSpecs() {
 	Describe("Inference", Label("inference"), func() {
 		e.check("MUST answer a query as a Server-Sent Events stream: 200, text/event-stream, every event a `data:` line carrying JSON, ended by `data: [DONE]`, the joined answer not empty",
 			declared("4.4.2", "1.3"), func(ctx SpecContext) {
-				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil)})
-				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+				x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil)})
+				e.expectStream(x, s)
 			})
 
 		e.check("SHOULD stream {type, content} chunks: status and context chunks aside, token chunks joined into the answer, a done chunk last carrying thread_id, tokens_used and latency_ms",
 			decidedBy("D-03", "4.4.2", "2.11"), func(ctx SpecContext) {
-				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil)})
-				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
-				p := s.ChunkProblems()
-				if done := s.DoneChunk(); done != nil {
-					for _, f := range []string{"thread_id", "tokens_used", "latency_ms"} {
-						if _, ok := done[f]; !ok {
-							p = append(p, fmt.Sprintf("the done chunk has no %s", f))
+				x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil)})
+				fs := streamVerdict(x, s)
+				e.expectFindings(x, "not a conforming inference stream", fs.Side(judge.Server).Class(judge.Declared))
+				p := fs.Decision("D-03").Lines()
+				if s != nil {
+					if done := s.DoneChunk(); done != nil {
+						for _, f := range []string{"thread_id", "tokens_used", "latency_ms"} {
+							if _, ok := done[f]; !ok {
+								p = append(p, fmt.Sprintf("the done chunk has no %s", f))
+							}
 						}
 					}
 				}
@@ -36,32 +42,35 @@ func (e *env) inferenceSpecs() {
 
 		e.check("SHOULD stream the answer incrementally: answer chunks arrive spread over the stream, the first well before the end (a stream under 50 ms is not judged)",
 			decidedBy("D-26", "4.4.2"), func(ctx SpecContext) {
-				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil)})
-				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
-				p, skip := s.timing(x.Duration).incrementalProblems()
+				x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil)})
+				e.expectStream(x, s)
+				if s == nil {
+					Skip("the answer was not an event stream (see the stream check)")
+				}
+				p, skip := s.Timing(x.Duration).Incremental()
 				if skip != "" {
 					Skip(skip)
 				}
-				e.expectNone(x, "the answer was not streamed incrementally", p)
+				e.expectFindings(x, "the answer was not streamed incrementally", p)
 			})
 
 		e.check("SHOULD answer one JSON result {status: success, data: {response, ...}} when the client accepts only application/json",
 			decidedBy("D-04", "4.4.2", "2.11"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), nil), Header: http.Header{"Accept": {"application/json"}}})
+				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil), Header: http.Header{"Accept": {"application/json"}}})
 				data := e.expectSuccess(x)
 				e.expectThat(x, data.Get("response").Str() != "", "$.data.response: %s, want the answer text", data.Get("response"))
 			})
 
 		e.check("MUST accept every optional field the seed declares",
 			declared("4.4.1", "8.1"), func(ctx SpecContext) {
-				x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{
+				x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{
 					"thread_id": e.unknownUUID(), "enable_web_search": false, "max_tokens": 200, "temperature": 0.5,
 					"image_generation": false, "image_parameters": map[string]any{"width": 512, "height": 512, "steps": 20, "guidance": 7.5},
 					"persona": map[string]any{"name": "Support agent", "tone": "friendly"}, "base_model": false,
 					"session_id": e.name("session"), "user_id": e.name("user"), "tenant_id": e.name("tenant"),
 					"top_k": 40, "top_p": 0.9, "response_length_preference": "concise", "creativity_level": 0.3, "factual_precision": 0.9,
 				})})
-				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+				e.expectStream(x, s)
 			})
 
 		lengths := enumOf(bodyField("runInference", "application/json", "response_length_preference"))
@@ -78,7 +87,7 @@ func (e *env) inferenceSpecs() {
 		}
 		for _, c := range invalid {
 			e.check(c.behaviour, declared("4.4.1", "1.2", "7.1", "D-17"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), c.extra)})
+				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), c.extra)})
 				e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 			})
 		}
@@ -89,8 +98,8 @@ func (e *env) inferenceSpecs() {
 				c := e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
 				e.need(c, "conversation")
 				thread := e.unknownUUID()
-				x, s := e.infer(ctx, Request{JSON: query(model, map[string]any{"thread_id": thread, "conversation_id": c.id})})
-				e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+				x, s := e.infer(ctx, client.Request{JSON: query(model, map[string]any{"thread_id": thread, "conversation_id": c.id})})
+				e.expectStream(x, s)
 				done := s.DoneChunk()
 				e.expectThat(x, done != nil, "no done chunk")
 				e.expectThat(x, done["thread_id"] == thread, "done.thread_id: %v, want %q", done["thread_id"], thread)
@@ -99,7 +108,7 @@ func (e *env) inferenceSpecs() {
 
 		e.check("SHOULD refuse an unknown conversation_id (404)",
 			decidedBy("D-23", "4.4.1"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()})})
+				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()})})
 				e.expectError(x, refusal{statuses: []int{http.StatusNotFound}})
 			})
 	})

@@ -3,115 +3,98 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
-	"contractkit/spec"
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 )
 
 // A check's judging path, in one place: do sends and records a request;
-// the judges (expectSuccess, expectError and its kin, expectThat) split
-// what the answer breaks into declared problems, which fail the check
-// through expectNone, and decided ones, which go through env.decided with
-// the decision that shaped the rule. Each judge reports all its problems
-// at once.
+// verdict asks the one judge (package judge, the same the explore phase
+// and the validating proxy ask) what the exchange breaks; the expect
+// functions add what the check itself expects (a success, a refusal with
+// given codes) and split the server's findings into declared ones, which
+// fail the check through expectFindings, and decided ones, which go
+// through env.decided with the decision that shaped the rule. Each reports
+// every finding at once.
 
 // do sends r and records the exchange.
-func (e *env) do(ctx context.Context, r Request) *Exchange {
+func (e *env) do(ctx context.Context, r client.Request) *exchange.Exchange {
 	GinkgoHelper()
 	return e.client.Do(ctx, r)
 }
 
-// contract splits the response's mismatches with the contract into declared
-// ones (against spec.Declared(), undocumented status codes excepted) and
-// decided ones by decision id (against spec.Strict(), and undocumented
-// status codes, D-17).
-func contract(x *Exchange) (declaredLines []string, decidedLines map[string][]string) {
-	decl := ContractMismatches(spec.Declared(), x)
-	strict := ContractMismatches(spec.Strict(), x)
-	inDecl := map[string]bool{}
-	decidedLines = map[string][]string{}
-	for _, m := range decl {
-		inDecl[m.Text] = true
-		if m.StatusCode {
-			decidedLines["D-17"] = append(decidedLines["D-17"], m.Text)
-			continue
-		}
-		declaredLines = append(declaredLines, m.Text)
-	}
-	for _, m := range strict {
-		if inDecl[m.Text] {
-			continue
-		}
-		id := m.Decision
-		if id == "" {
-			// Every relaxed keyword comes from an x-decision mark, so this
-			// is a mark the walk did not reach (on a parameter, say).
-			id = "the contract as written"
-		}
-		decidedLines[id] = append(decidedLines[id], m.Text)
-	}
-	return declaredLines, decidedLines
+// verdict is the one judge's verdict on x, its answer read whole or, for
+// an event stream, as s: the written checks' adapter around judge.Verdict.
+func verdict(x *exchange.Exchange, s *judge.Stream) judge.Findings {
+	op, _, _ := judge.Operation(x.Method, x.Path)
+	return judge.Verdict(op, x, s, false)
 }
 
-// judgeDecided reports the decided contract mismatches, one difference per
-// decision.
-func (e *env) judgeDecided(x *Exchange, lines map[string][]string) {
+// judgeServer fails the check with the server's declared findings among fs
+// (what) and reports its decided ones, one difference per decision.
+func (e *env) judgeServer(x *exchange.Exchange, what string, fs judge.Findings) {
 	GinkgoHelper()
-	ids := make([]string, 0, len(lines))
-	for id := range lines {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		e.decided(id, func() {
-			e.expectNone(x, "the response differs from the contract as written", lines[id])
+	server := fs.Side(judge.Server)
+	e.expectFindings(x, what, server.Class(judge.Declared))
+	e.judgeDecided(x, server.Class(judge.Decided))
+}
+
+// judgeDecided reports decided findings, one difference per decision.
+func (e *env) judgeDecided(x *exchange.Exchange, fs judge.Findings) {
+	GinkgoHelper()
+	for _, id := range fs.Decisions() {
+		name := id
+		if name == "" {
+			// Every relaxed keyword comes from an x-decision mark, so this
+			// is a mark the walk did not reach (on a parameter, say).
+			name = "the contract as written"
+		}
+		e.decided(name, func() {
+			e.expectFindings(x, "the answer differs from "+name, fs.Decision(id))
 		})
 	}
 }
 
 // expectSuccess judges a success and returns its data. Declared: a 2xx
-// status, an application/json body in envelope rule 1 (seed §1.1, §1.3)
-// that matches the declared contract. Decided: the contract as written.
-func (e *env) expectSuccess(x *Exchange) J {
+// status and what the one judge finds (the envelope of seed §1.1, JSON
+// (§1.3), the declared contract). Decided: the contract as written.
+func (e *env) expectSuccess(x *exchange.Exchange) judge.J {
 	GinkgoHelper()
-	var p []string
-	switch {
-	case x.Error != "":
-		p = append(p, "no response: "+x.Error)
-	case x.Status < 200 || x.Status > 299:
-		p = append(p, fmt.Sprintf("status: %d, want 200", x.Status))
+	fs := verdict(x, nil)
+	if x.Status != 0 {
+		fs = append(fs, judge.Success(x)...)
 	}
-	e.expectEnvelope(x, "success", "not a conforming success", p)
-	body, _ := ParseJSON(x.raw)
+	e.judgeServer(x, "not a conforming success", fs)
+	body, _ := judge.ParseJSON(x.Raw)
 	return body.Get("data")
 }
 
-// judgeEnvelope fails the check with status (the status's problems), the
-// content type, envelope rule kind ("success" or "error") and the
-// declared contract's mismatches, all at once; it returns the decided
-// mismatches for the caller to judge.
-func (e *env) judgeEnvelope(x *Exchange, kind, what string, status []string) map[string][]string {
+// expectStream judges an inference answer read by infer against seed
+// §4.4: 200, an event stream, and what the one judge finds of it (JSON data
+// events, the [DONE] end, a non-empty text; the chunks of D-03, decided).
+func (e *env) expectStream(x *exchange.Exchange, s *judge.Stream) {
 	GinkgoHelper()
-	p := status
-	if x.Error == "" {
-		p = append(p, JSONContentTypeProblems(x.ResponseHeader)...)
-		p = append(p, EnvelopeProblems(x.raw, kind)...)
-	}
-	decl, dec := contract(x)
-	p = append(p, decl...)
-	e.expectNone(x, what, p)
-	return dec
+	e.judgeServer(x, "not a conforming inference stream", streamVerdict(x, s))
 }
 
-// expectEnvelope is judgeEnvelope with the decided mismatches judged.
-func (e *env) expectEnvelope(x *Exchange, kind, what string, status []string) {
-	GinkgoHelper()
-	e.judgeDecided(x, e.judgeEnvelope(x, kind, what, status))
+// streamVerdict is the verdict on an inference answer with what a stream
+// check expects: 200 and text/event-stream.
+func streamVerdict(x *exchange.Exchange, s *judge.Stream) judge.Findings {
+	fs := verdict(x, s)
+	if x.Status != 0 {
+		fs = append(fs, judge.Status(x, 200)...)
+	}
+	if x.Status == 200 && s == nil {
+		fs = append(fs, judge.ContentType(x.ResponseHeader, "text/event-stream")...)
+	}
+	return fs
 }
 
 // refusal says how a request must be refused.
@@ -123,30 +106,35 @@ type refusal struct {
 	exact    int
 }
 
-// expectError judges a refusal: the status, an application/json body in
-// envelope rule 2 with a message (seed §1.2, §7), the declared contract;
-// then the decided refinement and the contract as written.
-func (e *env) expectError(x *Exchange, want refusal) {
+// expectError judges a refusal: the status, what the one judge finds (the
+// envelope of seed §1.2 and §7, the declared contract); then the decided
+// refinement and the contract as written.
+func (e *env) expectError(x *exchange.Exchange, want refusal) {
 	GinkgoHelper()
-	dec := e.judgeEnvelope(x, "error", "not refused with a conforming error", StatusProblems(x, want.statuses...))
+	fs := verdict(x, nil)
+	if x.Status != 0 {
+		fs = append(fs, judge.Status(x, want.statuses...)...)
+	}
+	server := fs.Side(judge.Server)
+	e.expectFindings(x, "not refused with a conforming error", server.Class(judge.Declared))
 	if want.exact != 0 {
 		e.decided(want.decision, func() {
-			e.expectNone(x, "refused with another status code", StatusProblems(x, want.exact))
+			e.expectFindings(x, "refused with another status code", judge.Status(x, want.exact))
 		})
 	}
-	e.judgeDecided(x, dec)
+	e.judgeDecided(x, server.Class(judge.Decided))
 }
 
 // expectRefused: any 4xx with the error envelope is declared; the exact
 // code is decision id's.
-func (e *env) expectRefused(x *Exchange, id string, exact int) {
+func (e *env) expectRefused(x *exchange.Exchange, id string, exact int) {
 	GinkgoHelper()
 	e.expectError(x, refusal{decision: id, exact: exact})
 }
 
 // expectNotFound: an unknown or foreign id is refused (declared), with 404
 // (D-17).
-func (e *env) expectNotFound(x *Exchange) {
+func (e *env) expectNotFound(x *exchange.Exchange) {
 	GinkgoHelper()
 	e.expectRefused(x, "D-17", 404)
 }
@@ -154,14 +142,14 @@ func (e *env) expectNotFound(x *Exchange) {
 // expectInvalid: invalid input is refused with 400 or 422 and the envelope
 // (the seed's codes for bad input, §7), and with 422 (D-17) for a schema
 // or semantic violation.
-func (e *env) expectInvalid(x *Exchange) {
+func (e *env) expectInvalid(x *exchange.Exchange) {
 	GinkgoHelper()
 	e.expectError(x, refusal{statuses: []int{400, 422}, decision: "D-17", exact: 422})
 }
 
 // expectThat fails the check, showing x, when a condition on the content
 // of a response does not hold; the message says what was expected.
-func (e *env) expectThat(x *Exchange, ok bool, format string, args ...any) {
+func (e *env) expectThat(x *exchange.Exchange, ok bool, format string, args ...any) {
 	GinkgoHelper()
 	if !ok {
 		e.expectNone(x, "unexpected content", []string{fmt.Sprintf(format, args...)})
@@ -178,26 +166,12 @@ func (e *env) expectThat(x *Exchange, ok bool, format string, args ...any) {
 // skipped with a reason. The suite runs serially, so swapping the global
 // handler is safe.
 
-// Difference is a decided rule the server does not keep, as attached to the
-// report of the check.
-type Difference struct {
-	Decision string `json:"decision"`
-	Message  string `json:"message"`
-	// Curl reproduces the exchange that shows the difference, if any.
-	Curl string `json:"curl,omitempty"`
-}
-
-// String renders the difference for the console and the reports.
-func (d Difference) String() string {
-	s := fmt.Sprintf("decided: differs (%s, see spec/DECISIONS.md)\n%s", d.Decision, d.Message)
-	if d.Curl != "" {
-		s += "\nReproduce:\n  " + d.Curl
-	}
-	return s
-}
-
-// entryDecided names the report entries of decided differences.
-const entryDecided = "decided: differs"
+// entryDecided and entryFindings name the report entries of decided
+// differences and of a judgement's findings as values.
+const (
+	entryDecided  = report.EntryDecided
+	entryFindings = report.EntryFindings
+)
 
 // decided runs f, whose assertions check decision id rather than a rule of
 // the seed. Without --strict a failure in f ends f and is recorded as a
@@ -211,16 +185,31 @@ func (e *env) decided(id string, f func()) {
 	if e.cfg.Strict {
 		Fail(fmt.Sprintf("[decided %s, failing because of --strict]\n%s", id, err.Error()), 1)
 	}
-	d := Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
+	d := report.Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
 	if e.culprit != nil {
 		d.Curl = e.culprit.Curl
 	}
 	AddReportEntry(entryDecided, d, ReportEntryVisibilityAlways)
 }
 
+// expectFindings fails the check with every finding at once (and the
+// exchange that shows them) when fs is not empty; the report carries the
+// findings as values too.
+func (e *env) expectFindings(x *exchange.Exchange, what string, fs judge.Findings) {
+	if len(fs) == 0 {
+		return
+	}
+	AddReportEntry(entryFindings, fs, ReportEntryVisibilityNever)
+	e.expectNoneOffset(2, x, what, fs.Lines())
+}
+
 // expectNone fails the check with every problem at once (and the exchange
 // that shows them) when problems is not empty.
-func (e *env) expectNone(x *Exchange, what string, problems []string) {
+func (e *env) expectNone(x *exchange.Exchange, what string, problems []string) {
+	e.expectNoneOffset(2, x, what, problems)
+}
+
+func (e *env) expectNoneOffset(offset int, x *exchange.Exchange, what string, problems []string) {
 	if len(problems) == 0 {
 		return
 	}
@@ -228,18 +217,18 @@ func (e *env) expectNone(x *Exchange, what string, problems []string) {
 		e.culprit = x
 		AddReportEntry("reproduce", x, ReportEntryVisibilityFailureOrVerbose)
 	}
-	ExpectWithOffset(1, problems).To(beEmptyProblems(what, x))
+	ExpectWithOffset(offset, problems).To(beEmptyProblems(what, x))
 }
 
 // beEmptyProblems matches an empty problem list; its failure message lists
 // every problem and the request line, nothing else.
-func beEmptyProblems(what string, x *Exchange) types.GomegaMatcher {
+func beEmptyProblems(what string, x *exchange.Exchange) types.GomegaMatcher {
 	return &problemsMatcher{what: what, x: x}
 }
 
 type problemsMatcher struct {
 	what string
-	x    *Exchange
+	x    *exchange.Exchange
 }
 
 func (m *problemsMatcher) Match(actual any) (bool, error) {

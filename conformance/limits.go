@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -21,15 +24,15 @@ func (e *env) limitSpecs() {
 		for _, t := range []float64{high + 0.5, low - 0.1} {
 			e.check(fmt.Sprintf("MUST refuse temperature %v, outside %.1f to %.1f, with the error envelope (422)", t, low, high),
 				declared("8.1", "4.4.1", "1.2", "7.1", "D-17"), func(ctx SpecContext) {
-					x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
+					x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 				})
 		}
 		for _, t := range []float64{low, high} {
 			e.check(fmt.Sprintf("MUST accept temperature %v, a bound of %.1f to %.1f", t, low, high),
 				declared("8.1", "4.4.1"), func(ctx SpecContext) {
-					x, s := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
-					e.expectNone(x, "not a conforming inference stream", streamProblems(x, s))
+					x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
+					e.expectStream(x, s)
 				})
 		}
 
@@ -37,42 +40,42 @@ func (e *env) limitSpecs() {
 		e.check(fmt.Sprintf("SHOULD refuse an evaluation name longer than %d characters (422)", nameMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				body := evaluationBody(e.prefix+strings.Repeat("n", nameMax+1), e.readyModel(ctx))
-				x := e.create(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
+				x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			})
 
 		queryMax := int(*bodyField("runInference", "application/json", "query").MaxLength)
 		e.check(fmt.Sprintf("SHOULD refuse an inference query longer than %d characters (422)", queryMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", queryMax+1)})})
+				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", queryMax+1)})})
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			})
 
 		e.check("SHOULD refuse a JSON body over 1 MiB (413)",
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				body := fmt.Sprintf(`{"model_id": %s, "title": %q}`, e.unknownID, strings.Repeat("t", 1<<20+1))
-				x := e.do(ctx, Request{Method: http.MethodPost, Path: pathConversations, Body: []byte(body), ContentType: "application/json"})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathConversations, Body: []byte(body), ContentType: "application/json"})
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 
 		e.check("SHOULD refuse JSON nested deeper than 64 levels (400)",
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				body := fmt.Sprintf(`{"name": %q, "model_id": %s, "extra": %s%s}`, e.name("eval"), e.unknownID, strings.Repeat("[", 65), strings.Repeat("]", 65))
-				x := e.do(ctx, Request{Method: http.MethodPost, Path: pathEvaluations, Body: []byte(body), ContentType: "application/json"})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, Body: []byte(body), ContentType: "application/json"})
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
 
 		filesMax := int(*bodyField("uploadDatasetFiles", "multipart/form-data", "files").MaxItems)
 		e.check(fmt.Sprintf("SHOULD refuse more than %d files in one upload (413)", filesMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				form := &Form{Fields: []FormField{{"dataset_id", e.sharedDataset(ctx)}}}
+				form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}
 				f := fixtureFile("release-notes.txt")
 				for i := 0; i < filesMax+1; i++ {
 					g := f
 					g.Name = fmt.Sprintf("notes-%03d.txt", i)
 					form.Files = append(form.Files, g)
 				}
-				x := e.do(ctx, Request{Method: http.MethodPost, Path: pathUpload, Form: form})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload, Form: form})
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 
@@ -81,18 +84,18 @@ func (e *env) limitSpecs() {
 		limitMax := int(*queryParam("listConversations", "limit").Max)
 		pages := []struct {
 			id, behaviour string
-			req           func(ctx SpecContext) Request
+			req           func(ctx SpecContext) client.Request
 		}{
-			{"D-05", fmt.Sprintf("SHOULD refuse an evaluation page size above %d (422)", perPageMax), func(SpecContext) Request {
-				return Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"per_page": {strconv.Itoa(perPageMax + 1)}}}
+			{"D-05", fmt.Sprintf("SHOULD refuse an evaluation page size above %d (422)", perPageMax), func(SpecContext) client.Request {
+				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"per_page": {strconv.Itoa(perPageMax + 1)}}}
 			}},
-			{"D-05", fmt.Sprintf("SHOULD refuse evaluation page %d (422)", pageMin-1), func(SpecContext) Request {
-				return Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {strconv.Itoa(pageMin - 1)}}}
+			{"D-05", fmt.Sprintf("SHOULD refuse evaluation page %d (422)", pageMin-1), func(SpecContext) client.Request {
+				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {strconv.Itoa(pageMin - 1)}}}
 			}},
-			{"D-06", fmt.Sprintf("SHOULD refuse a conversation limit above %d (422)", limitMax), func(ctx SpecContext) Request {
+			{"D-06", fmt.Sprintf("SHOULD refuse a conversation limit above %d (422)", limitMax), func(ctx SpecContext) client.Request {
 				return listConversations(e.readyModel(ctx), url.Values{"limit": {strconv.Itoa(limitMax + 1)}})
 			}},
-			{"D-06", "SHOULD refuse a negative conversation offset (422)", func(ctx SpecContext) Request {
+			{"D-06", "SHOULD refuse a negative conversation offset (422)", func(ctx SpecContext) client.Request {
 				return listConversations(e.readyModel(ctx), url.Values{"offset": {"-1"}})
 			}},
 		}

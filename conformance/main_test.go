@@ -15,6 +15,12 @@ import (
 
 const childEnv = "CONFORMANCE_TEST_CHILD_ARGS"
 
+// The runs' two accounts; a test fails when either appears in a report.
+const (
+	testKey  = "sk-test-3f9a2c71-SECRET"
+	testKey2 = "sk-test-second-SECRET"
+)
+
 func TestMain(m *testing.M) {
 	if raw, ok := os.LookupEnv(childEnv); ok {
 		os.Exit(childMain(raw))

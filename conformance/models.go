@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/judge"
 	"contractkit/spec"
 )
 
@@ -43,7 +45,7 @@ func modelDefaults() []fieldDefault {
 		if err != nil {
 			panic(fmt.Sprintf("conformance: the default of Model.%s: %v", f, err))
 		}
-		v, _ := ParseJSON(b)
+		v, _ := judge.ParseJSON(b)
 		out = append(out, fieldDefault{f, v.Value()})
 	}
 	return out
@@ -75,11 +77,11 @@ func (e *env) modelSpecs() {
 				created created
 			)
 			BeforeAll(func(ctx SpecContext) {
-				ds := e.create(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+				ds := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
 					Form: datasetForm(e.name("model-data"), "product-catalog.csv", "release-notes.txt")}, pathDatasets)
 				e.need(ds, "dataset") // its answer is the Datasets area's to judge
 				name = e.name("model")
-				created = e.create(ctx, Request{Method: http.MethodPost, Path: pathModels,
+				created = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
 					JSON: map[string]any{"model_name": name, "dataset_id": ds.id}}, pathModels)
 			})
 
@@ -100,7 +102,7 @@ func (e *env) modelSpecs() {
 							continue
 						}
 						if !sameJSON(v.Value(), d.value) {
-							p = append(p, fmt.Sprintf("$.data.%s: %s, want the default %s", d.field, v, J{d.value}))
+							p = append(p, fmt.Sprintf("$.data.%s: %s, want the default %s", d.field, v, judge.Of(d.value)))
 						}
 					}
 					e.expectNone(created.x, "a new model's fields differ from their defaults", p)
@@ -109,7 +111,7 @@ func (e *env) modelSpecs() {
 			e.check("MUST return the model by id with {status: success, data: Model}",
 				declared("4.1.2", "2.1", "1.1"), func(ctx SpecContext) {
 					e.need(created, "model")
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, created.id)})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathModels, created.id)})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
 					e.expectThat(x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
@@ -140,12 +142,12 @@ func (e *env) modelSpecs() {
 			e.check("MUST list the model among the account's models (as data: [Model], D-01)",
 				declared("4.1.1", "D-01"), func(ctx SpecContext) {
 					e.need(created, "model")
-					x := e.do(ctx, Request{Method: http.MethodGet, Path: pathModels})
+					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathModels})
 					data := e.expectSuccess(x)
-					ids := idsOf(records(data))
+					ids := judge.IDs(judge.Records(data))
 					e.expectThat(x, slices.Contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
 					e.decided("D-01", func() {
-						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", jsonKind(data.Value()))
+						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", data.Kind())
 					})
 				})
 
@@ -157,7 +159,7 @@ func (e *env) modelSpecs() {
 					{"MUST NOT return a deleted model: the error envelope (404)",
 						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned(pathModels)},
 					{"MUST NOT list a deleted model",
-						declared("4.1.4", "4.1.1"), e.notListed("model", func() Request { return Request{Method: http.MethodGet, Path: pathModels} }, records)},
+						declared("4.1.4", "4.1.1"), e.notListed("model", func() client.Request { return client.Request{Method: http.MethodGet, Path: pathModels} }, judge.Records)},
 				},
 			})
 		})
@@ -181,7 +183,7 @@ func (e *env) modelSpecs() {
 			for _, c := range invalid {
 				e.check(c.behaviour, declared("4.1.3", "7.2", "1.2", "D-17"), func(ctx SpecContext) {
 					ds := e.sharedDataset(ctx)
-					x := e.create(ctx, Request{Method: http.MethodPost, Path: pathModels, JSON: c.body(ds)}, pathModels).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathModels, JSON: c.body(ds)}, pathModels).x
 					e.expectInvalid(x)
 				})
 			}
@@ -189,7 +191,7 @@ func (e *env) modelSpecs() {
 			e.check("SHOULD accept the seed's alternative spelling {name, dataset}",
 				decidedBy("D-21", "4.1.3"), func(ctx SpecContext) {
 					name := e.name("model")
-					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathModels,
+					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
 						JSON: map[string]any{"name": name, "dataset": e.sharedDataset(ctx)}}, pathModels)
 					data := e.expectSuccess(c.x)
 					e.expectThat(c.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
@@ -197,7 +199,7 @@ func (e *env) modelSpecs() {
 
 			e.check("SHOULD accept dataset_id as an integer",
 				decidedBy("D-21", "4.1.3"), func(ctx SpecContext) {
-					c := e.create(ctx, Request{Method: http.MethodPost, Path: pathModels,
+					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
 						JSON: map[string]any{"model_name": e.name("model"), "dataset_id": jsonInt(e.sharedDataset(ctx))}}, pathModels)
 					e.expectSuccess(c.x)
 				})

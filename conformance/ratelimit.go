@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"sync"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -21,7 +24,7 @@ const (
 
 // burst sends up to burstLimit list requests and returns the first 429 and
 // the last success seen (either may be nil).
-func (e *env) burst(ctx context.Context) (limited, passed *Exchange) {
+func (e *env) burst(ctx context.Context) (limited, passed *exchange.Exchange) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -41,7 +44,7 @@ func (e *env) burst(ctx context.Context) (limited, passed *Exchange) {
 				}
 				sent++
 				mu.Unlock()
-				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
+				x := e.client.Do(ctx, client.Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
 				mu.Lock()
 				switch {
 				case x.Status == http.StatusTooManyRequests && limited == nil:
@@ -64,7 +67,7 @@ func (e *env) burst(ctx context.Context) (limited, passed *Exchange) {
 // answers again so later checks are not limited.
 func (e *env) rateLimitSpecs() {
 	Describe("Rate limiting", Label("rate-limit"), Ordered, ContinueOnFailure, func() {
-		var limited, passed *Exchange
+		var limited, passed *exchange.Exchange
 		BeforeAll(func(ctx SpecContext) {
 			limited, passed = e.burst(ctx)
 		})
@@ -74,7 +77,7 @@ func (e *env) rateLimitSpecs() {
 			}
 			// Let the window pass so later checks are not limited.
 			Eventually(ctx, func(g Gomega) {
-				x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
+				x := e.client.Do(ctx, client.Request{Method: http.MethodGet, Path: pathModels, NoRetry: true})
 				g.Expect(x.Status).NotTo(Equal(http.StatusTooManyRequests))
 			}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "the server still answers 429 after --timeout")
 		})

@@ -1,11 +1,9 @@
 package conformance
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,8 +15,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
-	"github.com/onsi/gomega"
 
+	"contractkit/conformance/report"
 	"contractkit/coverage"
 	"contractkit/mockserver"
 	"contractkit/spec"
@@ -99,7 +97,7 @@ func TestRunReportsCoverage(t *testing.T) {
 	var fromGinkgo *coverage.Report
 	for _, sr := range suites[0].SpecReports {
 		for _, en := range sr.ReportEntries {
-			if en.Name == entryCoverage && sr.LeafNodeType == types.NodeTypeAfterSuite {
+			if en.Name == report.EntryCoverage && sr.LeafNodeType == types.NodeTypeAfterSuite {
 				fromGinkgo = &coverage.Report{}
 				if err := json.Unmarshal([]byte(en.Value.AsJSON), fromGinkgo); err != nil {
 					t.Fatal(err)
@@ -160,30 +158,4 @@ func seenCount(r coverage.Report, status string) int {
 		}
 	}
 	return n
-}
-
-// Every request of the explore phase is observed: the coverage counts at
-// least the phase's requests (its clean-up's come on top).
-func TestExplorePhaseFeedsCoverage(t *testing.T) {
-	gomega.RegisterTestingT(t) // the clean-up waits with Eventually
-	srv, err := mockserver.New(mockserver.Config{Keys: []string{testKey, testKey2}, TokenInterval: time.Millisecond,
-		TrainDuration: time.Second, EvalDuration: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	u, _ := url.Parse(ts.URL)
-	e := newEnv(Config{BaseURL: ts.URL, APIKey: testKey, APIKey2: testKey2, Timeout: time.Minute, Explore: 80, Seed: 11})
-	e.client = NewClient(u, testKey, testKey2, 30*time.Second)
-	x := newExplorer(e, context.Background())
-	x.run()
-	cov := e.client.Coverage()
-	calls := cov.Totals.UnroutedRequests
-	for _, o := range cov.Operations {
-		calls += o.Calls
-	}
-	if x.requests == 0 || calls < x.requests {
-		t.Errorf("the explore phase sent %d requests, the coverage saw %d answers", x.requests, calls)
-	}
 }

@@ -7,6 +7,8 @@ import (
 	"path"
 	"strings"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
 	"contractkit/fixtures"
 	"contractkit/spec"
 )
@@ -16,13 +18,13 @@ import (
 
 // sampleRequest is a plausible request for op that the contract accepts:
 // every path id set to an id no resource has, and a well-formed body.
-func (e *env) sampleRequest(op spec.Operation) Request {
+func (e *env) sampleRequest(op spec.Operation) client.Request {
 	p := op.Path
 	for _, param := range []string{"{model_id}", "{dataset_id}", "{evaluation_id}"} {
 		p = strings.ReplaceAll(p, param, e.unknownID)
 	}
 	p = strings.ReplaceAll(p, "{conversation_id}", e.unknownUUID())
-	r := Request{Method: strings.ToUpper(op.Method), Path: p}
+	r := client.Request{Method: strings.ToUpper(op.Method), Path: p}
 	unknown := jsonInt(e.unknownID)
 	switch op.ID {
 	case "createModel":
@@ -36,7 +38,7 @@ func (e *env) sampleRequest(op spec.Operation) Request {
 	case "createDataset":
 		r.Form = datasetForm(e.name("data"), "release-notes.txt")
 	case "uploadDatasetFiles":
-		r.Form = &Form{Fields: []FormField{{"dataset_id", e.unknownID}}, Files: []FormFile{fixtureFile("release-notes.txt")}}
+		r.Form = &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.unknownID}}, Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}
 	case "runInference":
 		r.JSON = map[string]any{"query": "What is the standard warranty period?", "model_id": unknown}
 	case "createEvaluation":
@@ -89,8 +91,8 @@ func jsonInt(id string) any {
 }
 
 // datasetForm is a dataset creation form: dataset_name and files.
-func datasetForm(name string, files ...string) *Form {
-	f := &Form{Fields: []FormField{{"dataset_name", name}, {"description", "conformance run data"}}}
+func datasetForm(name string, files ...string) *exchange.Form {
+	f := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: name}, {Name: "description", Value: "conformance run data"}}}
 	for _, n := range files {
 		f.Files = append(f.Files, fixtureFile(n))
 	}
@@ -98,27 +100,27 @@ func datasetForm(name string, files ...string) *Form {
 }
 
 // fixtureFile reads an upload file of contractkit/fixtures as a `files` part.
-func fixtureFile(name string) FormFile {
+func fixtureFile(name string) exchange.FormFile {
 	b, err := fixtures.ReadFile(name)
 	if err != nil {
 		panic(fmt.Sprintf("conformance: fixture %s: %v", name, err))
 	}
-	return FormFile{Field: "files", Name: path.Base(name), Content: b, Source: "fixtures/files/" + name}
+	return exchange.FormFile{Field: "files", Name: path.Base(name), Content: b, Source: "fixtures/files/" + name}
 }
 
 // conversationRequest creates a conversation bound to model.
-func conversationRequest(model, title string) Request {
-	return Request{Method: http.MethodPost, Path: pathConversations,
+func conversationRequest(model, title string) client.Request {
+	return client.Request{Method: http.MethodPost, Path: pathConversations,
 		JSON: map[string]any{"model_id": jsonInt(model), "title": title}}
 }
 
 // listConversations lists the conversations of model.
-func listConversations(model string, extra url.Values) Request {
+func listConversations(model string, extra url.Values) client.Request {
 	q := url.Values{"model_id": {model}}
 	for k, v := range extra {
 		q[k] = v
 	}
-	return Request{Method: http.MethodGet, Path: pathConversations, Query: q}
+	return client.Request{Method: http.MethodGet, Path: pathConversations, Query: q}
 }
 
 // query is an inference body asking question of model, with extra fields.
@@ -135,6 +137,6 @@ func query(model string, extra map[string]any) map[string]any {
 }
 
 // checkName asks whether an evaluation name is valid and available.
-func checkName(name string) Request {
-	return Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
+func checkName(name string) client.Request {
+	return client.Request{Method: http.MethodGet, Path: pathCheckName, Query: url.Values{"name": {name}}}
 }

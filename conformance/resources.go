@@ -6,6 +6,11 @@ import (
 	"net/http"
 	"strings"
 
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -21,18 +26,18 @@ func (e *env) name(kind string) string { return e.prefix + kind + "-" + randomHe
 // created is a create request's outcome: the exchange to judge, and the
 // new id when the response carried one.
 type created struct {
-	x    *Exchange
+	x    *exchange.Exchange
 	id   string
-	data J
+	data judge.J
 }
 
 // create sends a create request and, when the answer carries an id,
 // registers the resource's removal (DeferCleanup, tolerant of not-found)
 // at once, unless --keep. collection is the path the id is appended to.
-func (e *env) create(ctx context.Context, r Request, collection string) created {
+func (e *env) create(ctx context.Context, r client.Request, collection string) created {
 	GinkgoHelper()
 	x := e.do(ctx, r)
-	body, _ := ParseJSON(x.Raw())
+	body, _ := judge.ParseJSON(x.Raw)
 	data := body.Get("data")
 	c := created{x: x, data: data}
 	if x.Status/100 == 2 {
@@ -46,7 +51,7 @@ func (e *env) create(ctx context.Context, r Request, collection string) created 
 
 // removeLater registers the removal of the resource at p by the account
 // that created it.
-func (e *env) removeLater(p string, auth Auth) {
+func (e *env) removeLater(p string, auth client.Auth) {
 	if e.cfg.Keep {
 		return
 	}
@@ -56,15 +61,15 @@ func (e *env) removeLater(p string, auth Auth) {
 // remove deletes the resource at p. Gone already is fine; an evaluation
 // still running is waited for; anything else is recorded as a leak and
 // reported at the end, never as a check failure.
-func (e *env) remove(ctx context.Context, p string, auth Auth) {
-	x := e.client.Do(ctx, Request{Method: http.MethodDelete, Path: p, Auth: auth})
+func (e *env) remove(ctx context.Context, p string, auth client.Auth) {
+	x := e.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: p, Auth: auth})
 	if x.Status/100 == 2 || x.Status == http.StatusNotFound {
 		return
 	}
 	if strings.HasPrefix(p, pathEvaluations) && x.Status/100 == 4 {
 		err := InterceptGomegaFailure(func() {
 			Eventually(ctx, func(g Gomega) {
-				x = e.client.Do(ctx, Request{Method: http.MethodDelete, Path: p, Auth: auth})
+				x = e.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: p, Auth: auth})
 				g.Expect(x.Status/100 == 2 || x.Status == http.StatusNotFound).To(BeTrue())
 			}).WithTimeout(e.cfg.Timeout).Should(Succeed())
 		})
@@ -102,7 +107,7 @@ func (e *env) get(l *lazy, what string, mk func() string) string {
 	if !l.tried {
 		l.tried = true
 		if err := InterceptGomegaFailure(func() { l.id = mk() }); err != nil {
-			l.failure = oneParagraph(err.Error())
+			l.failure = report.FirstParagraph(err.Error())
 		}
 	}
 	if l.failure != "" {
@@ -116,9 +121,9 @@ func (e *env) get(l *lazy, what string, mk func() string) string {
 // from the contract are the create check's to report, not this check's.
 // Without an id the need cannot be met: a Gomega failure saying why (for
 // get), or, through need, a skip.
-func (e *env) createdID(x *Exchange, what string) string {
+func (e *env) createdID(x *exchange.Exchange, what string) string {
 	GinkgoHelper()
-	body, _ := ParseJSON(x.Raw())
+	body, _ := judge.ParseJSON(x.Raw)
 	id := ""
 	if x.Status/100 == 2 {
 		id = body.Get("data").Get("id").ID()
@@ -143,7 +148,7 @@ func (e *env) need(c created, what string) string {
 func (e *env) sharedDataset(ctx context.Context) string {
 	GinkgoHelper()
 	return e.get(&e.shared.dataset, "dataset", func() string {
-		x := e.do(ctx, Request{Method: http.MethodPost, Path: pathDatasets,
+		x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
 			Form: datasetForm(e.name("shared-data"), "employee-handbook.md", "warranty-policy.pdf")})
 		id := e.createdID(x, "shared dataset")
 		if !e.cfg.Keep {
@@ -159,7 +164,7 @@ func (e *env) readyModel(ctx context.Context) string {
 	GinkgoHelper()
 	return e.get(&e.shared.model, "model", func() string {
 		ds := e.sharedDataset(ctx)
-		x := e.do(ctx, Request{Method: http.MethodPost, Path: pathModels,
+		x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
 			JSON: map[string]any{"model_name": e.name("shared-model"), "dataset_id": ds, "description": "conformance run model"}})
 		id := e.createdID(x, "shared model")
 		if !e.cfg.Keep {
@@ -173,6 +178,6 @@ func (e *env) readyModel(ctx context.Context) string {
 // removeShared removes the shared resources (AfterSuite).
 func (e *env) removeShared(ctx context.Context) {
 	for i := len(e.shared.paths) - 1; i >= 0; i-- {
-		e.remove(ctx, e.shared.paths[i], AuthKey)
+		e.remove(ctx, e.shared.paths[i], client.AuthKey)
 	}
 }

@@ -1,46 +1,14 @@
 // Package conformance is the conformance suite of the contract: Ginkgo
 // specs that certify a server against the seed (spec/openapi.yaml and
-// spec/DECISIONS.md), run from a plain main() by cmd/conformance.
-//
-// Each area has its file: auth.go, envelope.go, models.go, datasets.go,
-// conversations.go, inference.go, evaluations.go (with
-// evaluations_refusal.go, the refusal to delete a running evaluation),
-// limits.go, isolation.go and ratelimit.go. The harness is here (Run,
-// List, Clauses, the run's env) and in:
-//
-//   - check.go: the class of a check and its registration;
-//   - judge.go: a check's judging path, from sending a request to a
-//     declared failure or a decided difference; what the judges apply is
-//     in envelope_rules.go (envelope, content type and status),
-//     mismatches.go (the body against the contract) and decisions.go
-//     (which decision governs a response or a field);
-//   - client.go (requests, the client that sends them, curl), retry.go
-//     (a 429 waited out), exchange.go (an exchange as reports show it) and
-//     redact.go (the keys kept out of reports);
-//   - operations.go (the contract's operations, their seed clauses, and
-//     the values it states that checks read), paths.go (the API paths),
-//     requests.go (request builders several areas use), resources.go
-//     (what checks create and remove, shared resources), deletion.go (the
-//     delete-then-gone checks every life flow ends with), waiting.go
-//     (waiting for a model or an evaluation state), infer.go (the
-//     inference reader), stream.go (the event stream) and timing.go (a
-//     stream as a client saw it);
-//   - json.go (the JSON accessor J), lists.go (the records and ids of a
-//     list), text.go (texts cut short for messages);
-//   - flags.go, runinfo.go (what a run was), report.go (summary), report_html.go,
-//     report_coverage.go, clauses.go (traceability), observed*.go (for the proxy).
-//
-// The explore phase (the Explore area, run last) is in the explore*.go
-// files: explore.go (the properties, the explorer and how a break is
-// recorded), explore_run.go (rounds of rapid, shrinking, clean-up),
-// explore_catalog.go (the contract read as resources, roles and marks),
-// explore_values.go (values drawn from schemas and the catalogue of the
-// unusual), explore_case.go (one sequence and its actions),
-// explore_request.go (building a request and its plan), explore_model.go
-// (the expected state), explore_judge.go (the judges of every answer),
-// explore_observe.go (written fields and states read back),
-// explore_list.go (walking and judging lists) and explore_report.go (the
-// area and its reports).
+// spec/DECISIONS.md), run from a plain main() by cmd/conformance. It holds
+// the written areas (one check per behaviour, labelled by area, seed clause
+// and decision), their registration and the decided mechanism (a decided
+// rule's failure becomes a reported difference unless --strict), the
+// Ginkgo wiring and the command line. What it builds on links no test
+// framework and lives apart, by dependency weight: exchange (an exchange
+// as reports show it), judge (the one judge: findings as values), client
+// (the HTTP client), report (the report writers: Ginkgo's types only) and
+// explore (the explore phase, behind a small host).
 //
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
 // Clauses may be called once per process, one of them.
@@ -61,6 +29,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/explore"
+	"contractkit/conformance/report"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -83,6 +56,9 @@ const (
 
 // DefaultTimeout is the default longest wait for a state change.
 const DefaultTimeout = 2 * time.Minute
+
+// DefaultExplore is the default request budget of the explore phase.
+const DefaultExplore = explore.DefaultBudget
 
 // Config is one run's configuration (the CLI's flags).
 type Config struct {
@@ -258,7 +234,7 @@ var executed atomic.Bool
 // package state.
 type env struct {
 	cfg    Config
-	client *Client
+	client *client.Client
 	// prefix starts every name this run creates ("ck-1a2b3c-").
 	prefix string
 	// unknownID is an id no resource has (a random 12-digit number).
@@ -269,7 +245,7 @@ type env struct {
 	leaks []string
 	// culprit is the exchange of the last failed judgement, for the
 	// reproduction of a decided difference.
-	culprit *Exchange
+	culprit *exchange.Exchange
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
 }
@@ -279,7 +255,7 @@ func newEnv(cfg Config) *env {
 	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
 	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
-		e.client = NewClient(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
+		e.client = client.New(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
 	}
 	return e
 }
@@ -341,30 +317,30 @@ func execute(cfg Config, m mode, out io.Writer) int {
 
 	switch m {
 	case modeList:
-		writeList(out, e.final)
+		report.WriteList(out, e.final)
 		return ExitPass
 	case modeClauses:
-		if err := writeClauses(out, e.final); err != nil {
+		if err := report.WriteClauses(out, e.final); err != nil {
 			fmt.Fprintf(out, "conformance: %v\n", err)
 			return ExitFail
 		}
 		return ExitPass
 	}
-	s := summarize(e.final)
+	s := report.Summarize(e.final)
 	s.Coverage = e.coverage()
-	writeSummary(out, s, e)
-	if err := writeCoverageFile(cfg.Coverage, s.Coverage); err != nil {
+	report.WriteSummary(out, s, e.summaryRun())
+	if err := report.WriteCoverageFile(cfg.Coverage, s.Coverage); err != nil {
 		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
 		return ExitFail
 	}
 	if cfg.JUnit != "" {
-		if err := addJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage); err != nil {
+		if err := report.AddJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage); err != nil {
 			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
 			return ExitFail
 		}
 	}
 	if cfg.HTML != "" {
-		if err := writeHTMLFile(cfg.HTML, e.final, s, cfg); err != nil {
+		if err := report.WriteHTMLFile(cfg.HTML, e.final, s, cfg.reportOptions()); err != nil {
 			fmt.Fprintf(out, "conformance: --html: %v\n", err)
 			return ExitFail
 		}
@@ -400,15 +376,15 @@ func (e *env) register() {
 	AfterEach(func() {
 		if e.client != nil {
 			if n := e.client.Retries() - retriesBefore; n > 0 {
-				AddReportEntry(entryRetries, n)
+				AddReportEntry(report.EntryRetries, n)
 			}
 		}
 		r := CurrentSpecReport()
-		if e.client != nil && (r.Failed() || hasDifference(r)) {
-			AddReportEntry("exchanges", ExchangeLog(e.client.Log()), ReportEntryVisibilityNever)
+		if e.client != nil && (r.Failed() || report.HasDifference(r)) {
+			AddReportEntry("exchanges", exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
-	BeforeSuite(func() { AddReportEntry(entryRun, newRunInfo(e.cfg)) })
+	BeforeSuite(func() { AddReportEntry(report.EntryRun, newRunInfo(e.cfg)) })
 	AfterSuite(func(ctx SpecContext) {
 		e.removeShared(ctx)
 		e.addCoverageEntry() // last, so that the clean-up's answers count too
@@ -426,25 +402,4 @@ func (e *env) register() {
 	e.isolationSpecs()
 	e.rateLimitSpecs()
 	e.exploreSpecs() // last: it runs after every written check
-}
-
-// ExchangeLog is every exchange of one check, as attached to its report.
-type ExchangeLog []*Exchange
-
-// String renders the log.
-func (l ExchangeLog) String() string {
-	var b strings.Builder
-	for i, x := range l {
-		fmt.Fprintf(&b, "--- exchange %d of %d\n%s", i+1, len(l), x)
-	}
-	return b.String()
-}
-
-func hasDifference(r types.SpecReport) bool {
-	for _, en := range r.ReportEntries {
-		if en.Name == entryDecided {
-			return true
-		}
-	}
-	return false
 }

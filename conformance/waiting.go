@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
+
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -22,7 +27,7 @@ var (
 
 // modelReady tells a ready model as real clients do: a ready status, or
 // the graph built.
-func modelReady(m J) bool {
+func modelReady(m judge.J) bool {
 	if readyStates[strings.ToLower(m.Get("status").Str())] {
 		return true
 	}
@@ -32,13 +37,13 @@ func modelReady(m J) bool {
 
 // waitModelReady polls the model until it is ready, within --timeout, and
 // returns it. A failed model stops the wait.
-func (e *env) waitModelReady(ctx context.Context, id string) J {
+func (e *env) waitModelReady(ctx context.Context, id string) judge.J {
 	GinkgoHelper()
-	var model J
+	var model judge.J
 	Eventually(ctx, func(g Gomega) {
-		x := e.client.Do(ctx, Request{Method: http.MethodGet, Path: at(pathModels, id)})
+		x := e.client.Do(ctx, client.Request{Method: http.MethodGet, Path: at(pathModels, id)})
 		g.Expect(x.Status).To(Equal(http.StatusOK), "%s", x.Line())
-		body, _ := ParseJSON(x.Raw())
+		body, _ := judge.ParseJSON(x.Raw)
 		m := body.Get("data")
 		if st := strings.ToLower(m.Get("status").Str()); failedStates[st] {
 			StopTrying(fmt.Sprintf("model %s failed (status %q) instead of becoming ready", id, st)).Now()
@@ -51,9 +56,9 @@ func (e *env) waitModelReady(ctx context.Context, id string) J {
 }
 
 // evaluationStatus reads an evaluation's status.
-func (e *env) evaluationStatus(ctx context.Context, id string) (string, *Exchange) {
-	x := e.do(ctx, Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
-	body, _ := ParseJSON(x.Raw())
+func (e *env) evaluationStatus(ctx context.Context, id string) (string, *exchange.Exchange) {
+	x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
+	body, _ := judge.ParseJSON(x.Raw)
 	return body.Get("data", "status").Str(), x
 }
 
@@ -69,4 +74,16 @@ func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
 		g.Expect(st).To(BeElementOf("completed", "failed"), "evaluation %s is %q", id, st)
 	}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "evaluation %s did not reach completed or failed within --timeout %s", id, e.cfg.Timeout)
 	return status
+}
+
+// pause waits d or until ctx ends; false when ctx ended.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -220,8 +220,8 @@ func TestAContractWithoutABoundStopsTheStart(t *testing.T) {
 	for _, tc := range []struct{ from, to, want string }{
 		{"x-split: { separators: \",\\n\", maxItems: 50 }", "", "createDataset: tags has no x-split mark"},
 		{"x-split: { separators: \",\\n\", maxItems: 50 }", "x-split: { separators: \",\\n\" }", "createDataset: tags: contract: x-split"},
-		{"          maxLength: 255\n          x-stored: { as: name }\n          x-decision: { row: D-15, class: decided, relax: [minLength, maxLength] }\n        description:\n          type: string\n          maxLength: 4000\n          x-decision: { row: D-15, class: decided, relax: [maxLength] }\n        tags:",
-			"          x-stored: { as: name }\n          x-decision: { row: D-15, class: decided, relax: [minLength] }\n        description:\n          type: string\n          maxLength: 4000\n          x-decision: { row: D-15, class: decided, relax: [maxLength] }\n        tags:",
+		{"          maxLength: 255\n          x-stored: { as: name }\n          x-decision: { row: D-15, class: decided, relax: [minLength, maxLength] }\n          x-lenient: { row: D-21, class: decided, names: [name] }\n        description:\n          type: string\n          maxLength: 4000\n          x-decision: { row: D-15, class: decided, relax: [maxLength] }\n        tags:",
+			"          x-stored: { as: name }\n          x-decision: { row: D-15, class: decided, relax: [minLength] }\n          x-lenient: { row: D-21, class: decided, names: [name] }\n        description:\n          type: string\n          maxLength: 4000\n          x-decision: { row: D-15, class: decided, relax: [maxLength] }\n        tags:",
 			"createDataset: dataset_name states no maxLength"},
 	} {
 		raw := strings.Replace(string(spec.Document), tc.from, tc.to, 1)

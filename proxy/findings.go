@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"contractkit/conformance/judge"
 )
 
 // What the proxy found, as it happens: every finding is printed at once,
@@ -23,37 +25,61 @@ const (
 	// Decided: the server differs from a decision of the contract
 	// (x-decision). It fails the run only with --strict.
 	Decided
-	// ClientFault: the request breaks the declared contract: the client's
-	// fault, not the server's. It never fails the run.
+	// ClientFault: the request departs from the declared contract: the
+	// client's fault, or a reading the contract decides a server may give
+	// it (x-lenient). It never fails the run.
 	ClientFault
+	// Noted: worth telling, never a failure.
+	Noted
 )
 
-// Finding is one problem of one exchange.
+// Finding is one finding of one exchange: the one judge's (package judge),
+// with where the proxy saw it.
 type Finding struct {
-	Kind Kind
-	// Operation is the contract's operationId; Area its tag.
-	Operation, Area string
-	// Decision is the decision a Decided finding is about.
-	Decision string
-	// What is the problem, one line.
-	What string
+	judge.Finding
+	// Area is the operation's tag.
+	Area string
 	// Line is the exchange ("POST http://… → 200"), Curl its replay with
 	// the key read from $CONFORMANCE_API_KEY.
 	Line, Curl string
 }
 
+// Kind is how much the finding weighs in the proxy's verdict.
+func (f Finding) Kind() Kind {
+	switch {
+	case f.Side == judge.Client:
+		return ClientFault
+	case f.Class == judge.Declared:
+		return Declared
+	case f.Class == judge.Decided:
+		return Decided
+	}
+	return Noted
+}
+
 // String is the finding's console line.
 func (f Finding) String() string {
 	var head string
-	switch f.Kind {
+	switch f.Kind() {
 	case Declared:
 		head = "VIOLATION"
 	case Decided:
-		head = "DECIDED " + f.Decision
+		head = "DECIDED " + decisionName(f.Decision)
 	case ClientFault:
 		head = "CLIENT"
+	case Noted:
+		head = "NOTE"
 	}
-	return fmt.Sprintf("%s %s: %s | %s | %s", head, f.Operation, f.What, f.Line, f.Curl)
+	return fmt.Sprintf("%s %s: %s | %s | %s", head, f.Operation, f.Finding, f.Line, f.Curl)
+}
+
+// decisionName names a decided finding's decision: a mark the decision
+// walk did not reach is the contract as written.
+func decisionName(id string) string {
+	if id == "" {
+		return "the contract as written"
+	}
+	return id
 }
 
 // maxKept bounds the distinct findings kept per operation for the reports;
@@ -66,8 +92,8 @@ type opLog struct {
 	exchanges int
 	// left counts the exchanges the client left before their end.
 	left int
-	// findings are the distinct findings, first occurrence first; count
-	// says how often each was seen.
+	// findings are the distinct findings (judge.Finding.Key), first
+	// occurrence first; count says how often each was seen.
 	findings []Finding
 	count    map[string]int
 	dropped  int
@@ -82,7 +108,7 @@ type Log struct {
 	ops map[string]*opLog
 	// outside counts the requests no operation of the contract matches.
 	outside int
-	counts  [3]int
+	counts  [4]int
 }
 
 // NewLog prints to out.
@@ -102,9 +128,9 @@ func (l *Log) Add(f Finding) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fmt.Fprintln(l.out, f)
-	l.counts[f.Kind]++
+	l.counts[f.Kind()]++
 	o := l.op(f.Operation, f.Area)
-	key := fmt.Sprintf("%d|%s|%s", f.Kind, f.Decision, f.What)
+	key := f.Key()
 	if o.count[key] == 0 {
 		if len(o.findings) >= maxKept {
 			o.dropped++
@@ -142,6 +168,17 @@ func (l *Log) Note(format string, args ...any) {
 	fmt.Fprintf(l.out, format+"\n", args...)
 }
 
+// Findings returns the distinct findings kept, operation by operation
+// (sorted by area), each first as seen.
+func (l *Log) Findings() []Finding {
+	ops, _ := l.snapshot()
+	var out []Finding
+	for _, o := range ops {
+		out = append(out, o.findings...)
+	}
+	return out
+}
+
 // Counts returns how many findings of each kind were seen.
 func (l *Log) Counts() (declared, decided, client int) {
 	l.mu.Lock()
@@ -172,15 +209,13 @@ func (l *Log) snapshot() (ops []opLog, outside int) {
 }
 
 // times is how often f was seen.
-func (o *opLog) times(f Finding) int {
-	return o.count[fmt.Sprintf("%d|%s|%s", f.Kind, f.Decision, f.What)]
-}
+func (o *opLog) times(f Finding) int { return o.count[f.Key()] }
 
 // kept returns the kept findings of kind k.
 func (o *opLog) kept(k Kind) []Finding {
 	var out []Finding
 	for _, f := range o.findings {
-		if f.Kind == k {
+		if f.Kind() == k {
 			out = append(out, f)
 		}
 	}
@@ -196,7 +231,7 @@ func (o *opLog) render(fs []Finding) string {
 		if t := o.times(f); t > 1 {
 			n = fmt.Sprintf(" (%d times)", t)
 		}
-		fmt.Fprintf(&b, "  - %s%s\n    in %s\n    Reproduce: %s\n", f.What, n, f.Line, f.Curl)
+		fmt.Fprintf(&b, "  - %s%s\n    in %s\n    Reproduce: %s\n", f.Finding, n, f.Line, f.Curl)
 	}
 	return b.String()
 }

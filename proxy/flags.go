@@ -119,7 +119,7 @@ func writeUsage(out io.Writer) {
 
 A validating proxy: forwards every request to the target and every answer back
 unchanged (event streams as they arrive), and judges each exchange against the
-contract with the suite's judges. Each violation is printed as it happens, with a
+contract with the suite's own judge. Each finding is printed as it happens, with a
 curl line that replays it (the key read from $CONFORMANCE_API_KEY). On SIGINT or
 SIGTERM it writes its reports and exits.
 
@@ -143,4 +143,21 @@ all); 1 a violation was seen; 2 a usage error or the address cannot be listened 
 A request the contract refuses is the client's fault: reported, never failing.
 `, MaxHeldRequest>>20, MaxHeldAnswer>>20)
 	io.WriteString(out, b.String())
+}
+
+// flagLine renders the options as the command's flags, for the reports.
+func (o Options) flagLine() []string {
+	out := []string{"proxy", "--listen=" + o.Listen}
+	if o.Target != nil {
+		out = append(out, "--target="+o.Target.String())
+	}
+	for _, f := range []struct{ name, v string }{{"json", o.JSON}, {"junit", o.JUnit}, {"html", o.HTML}, {"coverage", o.Coverage}, {"record", o.Record}} {
+		if f.v != "" {
+			out = append(out, "--"+f.name+"="+f.v)
+		}
+	}
+	if o.Strict {
+		out = append(out, "--strict")
+	}
+	return out
 }

@@ -1,6 +1,6 @@
 package proxy
 
-import "contractkit/conformance"
+import "contractkit/conformance/exchange"
 
 // The seam for what else watches the traffic: contract coverage and the
 // recording of fixtures get every finished exchange, and every stream
@@ -12,7 +12,7 @@ import "contractkit/conformance"
 type Exchange struct {
 	// Observed is the request and the answer as they passed (the
 	// answer's body up to the proxy's bound).
-	conformance.Observed
+	exchange.Observed
 	// Operation is the contract's operationId, "" outside the contract.
 	Operation string
 	// ResponseBodyCut says the answer was over the proxy's bound.

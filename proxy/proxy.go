@@ -1,14 +1,9 @@
 // Package proxy is the validating proxy (`conformance proxy`): it forwards
 // a client's traffic to a target server unchanged and judges every
-// exchange against the contract with the conformance suite's own judges
-// (package conformance: observed*.go), printing each violation as it
-// happens and writing the suite's reports on stop.
-//
-// Files: proxy.go (the handler: forwarding, the request held), tap.go (an
-// answer watched as it passes, streams judged event by event), findings.go
-// (what was found, printed and kept), report.go (the Ginkgo report built
-// from it), observer.go (the seam for coverage and recording), flags.go and
-// run.go (the command).
+// exchange against the contract with the one judge the conformance suite's
+// checks and its explore phase call (package conformance/judge), printing
+// each finding as it happens and writing the suite's reports (package
+// conformance/report) on stop. It links no test framework.
 package proxy
 
 import (

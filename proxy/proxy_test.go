@@ -103,14 +103,14 @@ func TestBrokenUpstreamsAreReported(t *testing.T) {
 		// want is in a VIOLATION line.
 		want string
 	}{
-		{"envelope-status-ok", "envelope", `$.status: "ok", want "success"`},
-		{"data-not-wrapped", "envelope", "$.data: missing"},
-		{"json-as-text-plain", "content type", `Content-Type: "text/plain`},
-		{"auth-missing-key-accepted", "status", "served (200) a request the declared contract refuses"},
-		{"ids-as-strings", "schema", "id"},
-		{"model-name-missing", "schema", "name"},
-		{"stream-chunks-not-json", "stream shape", "event data is not JSON"},
-		{"stream-without-done", "stream end", "the stream did not end with `data: [DONE]`"},
+		{"envelope-status-ok", "envelope", `/status: envelope: want "success", got "ok"`},
+		{"data-not-wrapped", "envelope", "/data: envelope: want present"},
+		{"json-as-text-plain", "content type", `header:Content-Type: content-type: want application/json, got "text/plain`},
+		{"auth-missing-key-accepted", "status", "status: served-invalid: want a refusal (4xx), got 200 to a request that breaks header:Authorization"},
+		{"ids-as-strings", "schema", "/data/id: schema"},
+		{"model-name-missing", "schema", "/data/name: schema: want present (required), got missing"},
+		{"stream-chunks-not-json", "stream shape", "stream: want JSON data (or [DONE])"},
+		{"stream-without-done", "stream end", "stream:end: stream: want `data: [DONE]` last, got the stream ended without it"},
 	}
 	for _, c := range cases {
 		t.Run(c.mutant, func(t *testing.T) {
@@ -189,7 +189,7 @@ func TestStreamJudgedIncrementally(t *testing.T) {
 		}
 	}
 	eventually(t, 5*time.Second, "the bad chunk reported before the stream ends", func() bool {
-		return strings.Contains(th.Out.String(), "VIOLATION runInference: event data is not JSON")
+		return strings.Contains(th.Out.String(), `VIOLATION runInference: stream:2: stream: want JSON data (or [DONE]), got "not json at all"`)
 	})
 	close(release)
 	rest, _ := readAll(br)
@@ -197,7 +197,7 @@ func TestStreamJudgedIncrementally(t *testing.T) {
 		t.Fatalf("the end of the stream did not pass: %q", rest)
 	}
 	th.settle(t)
-	if n := strings.Count(th.Out.String(), "event data is not JSON"); n != 1 {
+	if n := strings.Count(th.Out.String(), "want JSON data"); n != 1 {
 		t.Fatalf("the bad chunk reported %d times:\n%s", n, th.Out)
 	}
 }
@@ -212,8 +212,8 @@ func TestClientFaultIsNotAServerViolation(t *testing.T) {
 	th.settle(t)
 	out := th.Out.String()
 	for _, want := range []string{
-		`CLIENT createDataset: the request breaks the declared contract: Content-Type "application/json": the operation takes multipart/form-data`,
-		"CLIENT runInference: the request breaks the declared contract: temperature",
+		`CLIENT createDataset: header:Content-Type: content-type: want multipart/form-data, got "application/json" (§1.3)`,
+		"CLIENT runInference: /temperature: schema: want number, got string",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no line %q:\n%s", want, out)

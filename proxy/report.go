@@ -7,13 +7,14 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance"
+	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 )
 
 // The proxy's reports are the suite's: a Ginkgo report with one spec per
 // operation seen, failed by its declared violations (and by its decided
 // differences under --strict), its decided differences attached as the
-// suite attaches them, so conformance.WriteReports renders it unchanged.
+// suite attaches them, so report.WriteReports renders it unchanged.
 
 // Report builds the Ginkgo report of what the log holds, for a proxy to
 // target that ran from start to end.
@@ -75,11 +76,11 @@ func (o *opLog) spec(target string, strict bool) types.SpecReport {
 		fs := byDecision[id]
 		msg := "the answers differ from the contract as written:\n" + o.render(fs)
 		if strict {
-			fmt.Fprintf(&failure, "[decided %s, failing because of --strict]\n%s", id, msg)
+			fmt.Fprintf(&failure, "[decided %s, failing because of --strict]\n%s", decisionName(id), msg)
 			continue
 		}
-		sr.ReportEntries = append(sr.ReportEntries, conformance.DecidedEntry(conformance.Difference{
-			Decision: id, Message: strings.TrimSpace(msg), Curl: fs[0].Curl,
+		sr.ReportEntries = append(sr.ReportEntries, report.DecidedEntry(report.Difference{
+			Decision: decisionName(id), Message: strings.TrimSpace(msg), Curl: fs[0].Curl,
 		}, o.last))
 	}
 	if c := o.kept(ClientFault); len(c) > 0 {
@@ -87,6 +88,15 @@ func (o *opLog) spec(target string, strict bool) types.SpecReport {
 	}
 	if o.left > 0 {
 		sr.ReportEntries = append(sr.ReportEntries, note("left by the client", fmt.Sprintf("%d exchange(s) the client left before the answer ended; not judged further", o.left), o.last))
+	}
+	if len(o.findings) > 0 {
+		// The findings as values, for the JSON report's readers.
+		values := make(judge.Findings, len(o.findings))
+		for i, f := range o.findings {
+			values[i] = f.Finding
+		}
+		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Visibility: types.ReportEntryVisibilityNever,
+			Time: o.last, Name: report.EntryFindings, Value: types.WrapEntryValue(values)})
 	}
 	if o.dropped > 0 {
 		sr.ReportEntries = append(sr.ReportEntries, note("more findings", fmt.Sprintf("%d further distinct finding(s) were printed, not kept", o.dropped), o.last))

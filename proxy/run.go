@@ -11,17 +11,20 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance"
+	"contractkit/conformance/report"
 	"contractkit/coverage"
 	"contractkit/recording"
 	"contractkit/spec"
 )
 
-// Exit statuses: the suite's own (package conformance).
+// Exit statuses, the suite's own (cmd/conformance).
 const (
-	ExitPass  = conformance.ExitPass
-	ExitFail  = conformance.ExitFail
-	ExitUsage = conformance.ExitUsage
+	// ExitPass: no declared violation was seen (with --strict, none at all).
+	ExitPass = 0
+	// ExitFail: a violation was seen, or a report could not be written.
+	ExitFail = 1
+	// ExitUsage: a usage error, or the address cannot be listened on.
+	ExitUsage = 2
 )
 
 // drainTime bounds how long a stop waits for the exchanges in flight (a
@@ -95,15 +98,14 @@ func (m *Main) stop(lg *Log, start time.Time, cov *coverage.Recorder, rec *recor
 	covReport := cov.Report()
 	r.SpecReports = append(r.SpecReports, types.SpecReport{
 		LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStatePassed, StartTime: end, EndTime: end,
-		ReportEntries: types.ReportEntries{conformance.CoverageEntry(covReport, end)},
+		ReportEntries: types.ReportEntries{report.CoverageEntry(covReport, end)},
 	})
-	cfg := conformance.Config{
+	ro := report.Options{
 		BaseURL: m.opts.Target.String(), JSON: m.opts.JSON, JUnit: m.opts.JUnit, HTML: m.opts.HTML,
-		Coverage: m.opts.Coverage,
-		Strict:   m.opts.Strict, Explore: conformance.DefaultExplore, Timeout: conformance.DefaultTimeout,
+		Coverage: m.opts.Coverage, Strict: m.opts.Strict, Info: report.NewRunInfo(m.opts.flagLine()),
 	}
 	status := ExitPass
-	if err := conformance.WriteReports(r, cfg, &covReport); err != nil {
+	if err := report.WriteReports(r, ro, &covReport); err != nil {
 		fmt.Fprintf(m.Stdout, "conformance proxy: %v\n", err)
 		status = ExitFail
 	}

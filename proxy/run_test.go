@@ -79,7 +79,7 @@ func TestSIGTERMWritesReportsAndExitStatus(t *testing.T) {
 		console string
 	}{
 		{"conforming", "", false, ExitPass, "getModel", ""},
-		{"declared violation", "envelope-status-ok", false, ExitFail, `$.status: &#34;ok&#34;, want &#34;success&#34;`, "VIOLATION getModel"},
+		{"declared violation", "envelope-status-ok", false, ExitFail, `/status: envelope: want &#34;success&#34;, got &#34;ok&#34;`, "VIOLATION getModel"},
 		// A model status outside the contract's values, which the seed does
 		// not fix: a decided difference, failing only with --strict.
 		{"decided difference", "valid-model-status-completed", false, ExitPass, "decided: differs (D-", "DECIDED D-"},

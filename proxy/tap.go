@@ -5,14 +5,13 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"contractkit/conformance"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
 )
 
 // A tap watches one exchange: the request as the handler held it, the
@@ -24,13 +23,14 @@ type tap struct {
 	p     *Proxy
 	ctx   context.Context
 	start time.Time
-	o     conformance.Observed
+	o     exchange.Observed
 	// opID and area name the contract operation; inContract is false for
 	// a request no operation matches (forwarded, not judged).
 	opID, area string
 	inContract bool
-	// client lists what the request breaks of the declared contract.
-	client []string
+	// client is what the request breaks of the declared contract (the
+	// one judge's findings of the client's side).
+	client judge.Findings
 
 	// left: the client went away before the exchange ended.
 	left bool
@@ -49,21 +49,21 @@ type tap struct {
 
 // streamTap judges an event stream as it passes.
 type streamTap struct {
-	judge *conformance.StreamJudge
+	judge *judge.StreamJudge
 	pw    *io.PipeWriter
 	done  chan struct{}
 	// x is the exchange as its headers showed it: the findings' replay.
-	x *conformance.Exchange
+	x *exchange.Exchange
 }
 
 func newTap(p *Proxy, r *http.Request) *tap {
 	t := &tap{p: p, ctx: r.Context(), start: time.Now()}
-	t.o = conformance.Observed{
+	t.o = exchange.Observed{
 		Method: r.Method, Target: p.target.String(),
 		Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		RequestHeader: r.Header.Clone(),
 	}
-	t.opID, t.area, t.inContract = conformance.ObservedOperation(r.Method, r.URL.Path)
+	t.opID, t.area, t.inContract = judge.Operation(r.Method, r.URL.Path)
 	return t
 }
 
@@ -73,23 +73,20 @@ func (t *tap) judgeRequest() {
 	if !t.inContract {
 		return
 	}
-	t.client = conformance.ClientProblems(t.opID, t.o)
-	if len(t.client) == 0 {
-		return
-	}
-	x := conformance.NewObservedExchange(t.o)
-	for _, c := range t.client {
-		t.report(ClientFault, "", "the request breaks the declared contract: "+c, x)
-	}
+	x := t.o.Exchange()
+	t.client = judge.Request(t.opID, x)
+	t.report(t.client, x)
 }
 
-// report prints and keeps one finding about x.
-func (t *tap) report(k Kind, decision, what string, x *conformance.Exchange) {
+// report prints and keeps the findings about x.
+func (t *tap) report(fs judge.Findings, x *exchange.Exchange) {
 	line := x.Line()
 	if x.Status == 0 && x.Error == "" {
 		line = x.Method + " " + x.URL // the request alone: no answer yet
 	}
-	t.p.log.Add(Finding{Kind: k, Operation: t.opID, Area: t.area, Decision: decision, What: what, Line: line, Curl: x.Curl})
+	for _, f := range fs {
+		t.p.log.Add(Finding{Finding: f, Area: t.area, Line: line, Curl: x.Curl})
+	}
 }
 
 // answer starts watching an answer whose headers just arrived and returns
@@ -98,7 +95,7 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	t.o.Status = resp.StatusCode
 	t.o.ResponseHeader = resp.Header.Clone()
 	t.length = resp.ContentLength
-	if t.inContract && conformance.IsEventStream(resp.StatusCode, resp.Header) {
+	if t.inContract && judge.IsEventStream(resp.StatusCode, resp.Header) {
 		t.startStream()
 	}
 	return &tapReader{t: t, body: resp.Body}
@@ -106,18 +103,16 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 
 func (t *tap) startStream() {
 	pr, pw := io.Pipe()
-	s := &streamTap{judge: conformance.NewStreamJudge(), pw: pw, done: make(chan struct{}), x: conformance.NewObservedExchange(t.o)}
+	s := &streamTap{judge: judge.NewStreamJudge(t.opID), pw: pw, done: make(chan struct{}), x: t.o.Exchange()}
 	t.stream = s
+	// Served: a stream to a request the declared contract refuses is
+	// known at its first byte.
+	t.report(judge.Served(t.opID, s.x, t.client), s.x)
 	go func() {
 		defer close(s.done)
-		_ = conformance.ReadEvents(pr, func(ev conformance.Event) bool {
-			decl, dec, chunk := s.judge.Event(ev)
-			for _, d := range decl {
-				t.report(Declared, "", d, s.x)
-			}
-			for _, d := range dec {
-				t.report(Decided, s.judge.StreamDecision(), d, s.x)
-			}
+		_ = judge.ReadEvents(pr, func(ev judge.Event) bool {
+			fs, chunk := s.judge.Event(ev)
+			t.report(fs, s.x)
 			if chunk != nil {
 				for _, ob := range t.p.observers {
 					ob.ObserveEvent(t.o.Method, t.o.Path, []byte(ev.Data))
@@ -191,7 +186,7 @@ func (t *tap) judgeEnd() {
 	if ce := strings.ToLower(o.ResponseHeader.Get("Content-Encoding")); ce != "" && ce != "identity" && o.Status != 0 {
 		o.ResponseBody, encoded = decoded(ce, o.ResponseBody, t.bodyCut)
 	}
-	x := conformance.NewObservedExchange(o)
+	x := o.Exchange()
 	defer t.observe(o, left)
 	if !t.inContract {
 		t.p.log.Outside()
@@ -203,27 +198,13 @@ func (t *tap) judgeEnd() {
 		return
 	}
 	if t.stream != nil {
-		decl, dec := t.stream.judge.End(t.readErr)
-		for _, d := range decl {
-			t.report(Declared, "", d, x)
-		}
-		for _, d := range dec {
-			t.report(Decided, t.stream.judge.StreamDecision(), d, x)
-		}
+		t.report(t.stream.judge.End(t.readErr), x)
 		return
 	}
-	decl, dec := conformance.AnswerProblems(x, t.opID, t.client, t.bodyCut || encoded)
 	if t.bodyCut && o.Status != 0 {
 		t.p.log.Note("NOTE %s: an answer over %d bytes: judged by its status and headers only | %s", t.opID, MaxHeldAnswer, x.Line())
 	}
-	for _, d := range decl {
-		t.report(Declared, "", d, x)
-	}
-	for _, id := range slices.Sorted(maps.Keys(dec)) {
-		for _, d := range dec[id] {
-			t.report(Decided, id, d, x)
-		}
-	}
+	t.report(judge.Answer(t.opID, x, t.client, nil, t.bodyCut || encoded), x)
 }
 
 // decoded returns a gzip answer's body decoded for judging; any other
@@ -244,7 +225,7 @@ func decoded(encoding string, body []byte, cut bool) ([]byte, bool) {
 }
 
 // observe hands the finished exchange to every observer.
-func (t *tap) observe(o conformance.Observed, left bool) {
+func (t *tap) observe(o exchange.Observed, left bool) {
 	if len(t.p.observers) == 0 {
 		return
 	}

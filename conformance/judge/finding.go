@@ -97,7 +97,8 @@ type Finding struct {
 	// into the body of the answer (Side Server) or the request (Side
 	// Client), "/data/name"; "" for the body as a whole. Other places
 	// carry a prefix: "header:Content-Type", "status", "query:limit",
-	// "path:model_id", "stream:3" (the third event), "stream:end".
+	// "path:model_id", "part:file" (a multipart part), "stream:3" (the
+	// third event), "stream:end"; "answer" for the answer as such.
 	Pointer string `json:"pointer,omitempty"`
 	// Rule names the rule broken, stably across runs ("status",
 	// "content-type", "envelope", "schema", "stream", ...): findings with
@@ -124,11 +125,12 @@ func (f Finding) Key() string {
 	return strings.Join([]string{f.Operation, f.Side.String(), f.Pointer, f.Rule, f.Expected, f.Decision, f.Class.String()}, "\x1f")
 }
 
-// String renders the finding on one line: "pointer: rule: expected …, got
-// …", with its decision or clause.
+// String renders the finding on one line: "pointer: rule: want …, got …",
+// with its decision or clause (the pointer left out when it is the rule's
+// own name: "status: want 200, got 404").
 func (f Finding) String() string {
 	var b strings.Builder
-	if f.Pointer != "" {
+	if f.Pointer != "" && f.Pointer != f.Rule {
 		b.WriteString(f.Pointer)
 		b.WriteString(": ")
 	}

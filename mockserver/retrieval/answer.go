@@ -47,6 +47,12 @@ type Options struct {
 	// ModelName names the model in the note that accompanies a generated
 	// answer when no uploaded file was relevant; empty means "the model".
 	ModelName string
+	// Words draws the words of a generated answer from a seed: the mock's
+	// are gofakeit's (package store). retrieval links no word generator of
+	// its own, so a tool that only reads files (the proxy's recorder)
+	// stays without one. Nil leaves a generated answer at its first
+	// sentence.
+	Words func(seed uint64) Words
 }
 
 // Answer is a composed answer ready to be streamed.

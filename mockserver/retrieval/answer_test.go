@@ -39,7 +39,7 @@ func manyPassages() []Passage {
 func TestComposeGroundedStatesTheFact(t *testing.T) {
 	ix := handbookIndex(t)
 	query := "How long is the warranty period?"
-	a := Compose(query, ix.Search(query, 5), Options{})
+	a := Compose(query, ix.Search(query, 5), Options{Words: testWords})
 	checkTokens(t, a, DefaultMaxTokens)
 	if !a.Grounded {
 		t.Errorf("Grounded: got false, want true")
@@ -59,7 +59,7 @@ func TestComposeQuotesCSVRecord(t *testing.T) {
 	}
 	ix := NewIndex()
 	ix.Add(doc.Name, doc.Text)
-	a := Compose("What is the price of the Gadget?", ix.Search("What is the price of the Gadget?", 3), Options{Length: LengthConcise})
+	a := Compose("What is the price of the Gadget?", ix.Search("What is the price of the Gadget?", 3), Options{Words: testWords, Length: LengthConcise})
 	if want := "According to prices.csv, item: Gadget; price: 30."; a.Text != want {
 		t.Errorf("Text: got %q, want %q (the matching record only)", a.Text, want)
 	}
@@ -80,7 +80,7 @@ func TestComposeMaxTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := Compose("warranty battery laptops", manyPassages(), Options{MaxTokens: tt.maxTokens, BaseModel: tt.base, Length: LengthDetailed})
+			a := Compose("warranty battery laptops", manyPassages(), Options{Words: testWords, MaxTokens: tt.maxTokens, BaseModel: tt.base, Length: LengthDetailed})
 			budget := tt.maxTokens
 			if budget <= 0 {
 				budget = DefaultMaxTokens
@@ -92,7 +92,7 @@ func TestComposeMaxTokens(t *testing.T) {
 		})
 	}
 	t.Run("sources only for text that survives the cut", func(t *testing.T) {
-		a := Compose("warranty battery laptops", manyPassages(), Options{MaxTokens: 6, Length: LengthDetailed})
+		a := Compose("warranty battery laptops", manyPassages(), Options{Words: testWords, MaxTokens: 6, Length: LengthDetailed})
 		if !slices.Equal(a.Sources, []string{"policy0.md"}) {
 			t.Errorf("Sources: got %q, want [policy0.md]", a.Sources)
 		}
@@ -104,7 +104,7 @@ func TestComposeLength(t *testing.T) {
 		t.Run(fmt.Sprintf("base=%v", base), func(t *testing.T) {
 			count := map[string]int{}
 			for _, l := range []string{LengthConcise, LengthBalanced, LengthDetailed, "", "unknown"} {
-				a := Compose("warranty battery laptops", manyPassages(), Options{Length: l, BaseModel: base, MaxTokens: 10000, Seed: 3})
+				a := Compose("warranty battery laptops", manyPassages(), Options{Words: testWords, Length: l, BaseModel: base, MaxTokens: 10000, Seed: 3})
 				checkTokens(t, a, 10000)
 				count[l] = len(a.Tokens)
 			}
@@ -124,7 +124,7 @@ func TestComposeLength(t *testing.T) {
 		}{{LengthConcise, 2}, {LengthBalanced, 4}, {LengthDetailed, 8}}
 		for _, tt := range tests {
 			for _, base := range []bool{false, true} {
-				a := Compose("warranty battery laptops", manyPassages(), Options{Length: tt.length, MaxTokens: 10000, BaseModel: base})
+				a := Compose("warranty battery laptops", manyPassages(), Options{Words: testWords, Length: tt.length, MaxTokens: 10000, BaseModel: base})
 				if got := len(splitSentences(a.Text)); got != tt.want {
 					t.Errorf("%s (base model %v): got %d sentences in %q, want %d", tt.length, base, got, a.Text, tt.want)
 				}
@@ -135,7 +135,7 @@ func TestComposeLength(t *testing.T) {
 
 func TestComposeBaseModelIgnoresPassages(t *testing.T) {
 	ps := manyPassages()
-	a := Compose("Tell me about warranty for laptops", ps, Options{BaseModel: true, Seed: 42})
+	a := Compose("Tell me about warranty for laptops", ps, Options{Words: testWords, BaseModel: true, Seed: 42})
 	checkTokens(t, a, DefaultMaxTokens)
 	if a.Grounded || a.Sources != nil {
 		t.Errorf("Grounded %v, Sources %q: want false and nil", a.Grounded, a.Sources)
@@ -161,7 +161,7 @@ func TestComposeWithoutRelevantPassages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := Compose("What is the refund policy?", tt.passages, Options{ModelName: "acme-7b"})
+			a := Compose("What is the refund policy?", tt.passages, Options{Words: testWords, ModelName: "acme-7b"})
 			checkTokens(t, a, DefaultMaxTokens)
 			if a.Grounded || len(a.Sources) != 0 {
 				t.Errorf("Grounded %v, Sources %q: want false and none", a.Grounded, a.Sources)
@@ -177,9 +177,9 @@ func TestComposeDeterministic(t *testing.T) {
 		opt  Options
 		ps   []Passage
 	}{
-		{"generated", Options{BaseModel: true, Seed: 7}, nil},
-		{"generated, zero seed", Options{BaseModel: true}, nil},
-		{"grounded", Options{Seed: 7}, manyPassages()},
+		{"generated", Options{Words: testWords, BaseModel: true, Seed: 7}, nil},
+		{"generated, zero seed", Options{Words: testWords, BaseModel: true}, nil},
+		{"grounded", Options{Words: testWords, Seed: 7}, manyPassages()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,11 +191,11 @@ func TestComposeDeterministic(t *testing.T) {
 		})
 	}
 	t.Run("seed and query change generated text", func(t *testing.T) {
-		base := Compose("warranty for laptops", nil, Options{BaseModel: true, Seed: 1}).Text
-		if other := Compose("warranty for laptops", nil, Options{BaseModel: true, Seed: 2}).Text; other == base {
+		base := Compose("warranty for laptops", nil, Options{Words: testWords, BaseModel: true, Seed: 1}).Text
+		if other := Compose("warranty for laptops", nil, Options{Words: testWords, BaseModel: true, Seed: 2}).Text; other == base {
 			t.Errorf("different seeds gave the same answer %q", base)
 		}
-		if other := Compose("returns for phones", nil, Options{BaseModel: true, Seed: 1}).Text; other == base {
+		if other := Compose("returns for phones", nil, Options{Words: testWords, BaseModel: true, Seed: 1}).Text; other == base {
 			t.Errorf("different queries gave the same answer %q", base)
 		}
 	})
@@ -204,7 +204,7 @@ func TestComposeDeterministic(t *testing.T) {
 func TestComposeGeneratedHandlesOddQueries(t *testing.T) {
 	for _, q := range []string{"", "?!", "the of is", "100% %s %d", strings.Repeat("long ", 500)} {
 		t.Run(q[:min(len(q), 20)], func(t *testing.T) {
-			a := Compose(q, nil, Options{BaseModel: true})
+			a := Compose(q, nil, Options{Words: testWords, BaseModel: true})
 			checkTokens(t, a, DefaultMaxTokens)
 			if strings.Contains(a.Text, "%!") {
 				t.Errorf("formatting verb leaked into %q", a.Text)

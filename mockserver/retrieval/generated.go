@@ -6,12 +6,19 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/brianvoe/gofakeit/v7"
 )
 
+// Words are the words a generated answer is written with; gofakeit's
+// Faker has them (Options.Words).
+type Words interface {
+	IntN(n int) int
+	AdjectiveDescriptive() string
+	NounAbstract() string
+	Sentence(words ...int) string
+}
+
 // openers start a generated answer; each %s is filled in order with the
-// topic and then adjective/noun pairs from gofakeit.
+// topic and then adjective/noun pairs drawn from Words.
 var openers = []string{
 	"In general, %s depends on %s %s and %s %s.",
 	"When it comes to %s, the most important factor is %s %s, followed by %s %s.",
@@ -20,14 +27,13 @@ var openers = []string{
 }
 
 // generatedPieces writes a plausible answer about the query's key terms. It
-// is deterministic: the faker is seeded from Seed and a hash of the
-// normalised query.
+// is deterministic: the words are drawn with a seed made of Seed and a
+// hash of the normalised query.
 func generatedPieces(query string, opt Options, want int) []piece {
 	seed := uint64(opt.Seed) + queryHash(query)
 	if seed == 0 {
 		seed = 0x9E3779B97F4A7C15 // gofakeit.New(0) would seed from crypto randomness
 	}
-	f := gofakeit.New(seed)
 	terms := keyTerms(query, 4)
 	topic := joinTerms(terms)
 	if topic == "" {
@@ -47,6 +53,11 @@ func generatedPieces(query string, opt Options, want int) []piece {
 		}
 		addf("None of the uploaded files covers " + topic + ", so " + model + " answers in general terms.")
 	}
+	if opt.Words == nil {
+		addf("The answer about " + topic + " is general.")
+		return pieces
+	}
+	f := opt.Words(seed)
 	opener := openers[f.IntN(len(openers))]
 	addf(sprintf(opener, topic, f.AdjectiveDescriptive(), f.NounAbstract(), f.AdjectiveDescriptive(), f.NounAbstract()))
 	for i := 0; len(pieces) < want; i++ {
@@ -66,7 +77,7 @@ func generatedPieces(query string, opt Options, want int) []piece {
 // statement returns a generated sentence that is one plain statement:
 // gofakeit also produces exclamations and questions, which read oddly after
 // "For X," and would break the sentence count of the length preference.
-func statement(f *gofakeit.Faker) string {
+func statement(f Words) string {
 	s := f.Sentence()
 	for range 8 {
 		if strings.HasSuffix(s, ".") && !strings.ContainsAny(s[:len(s)-1], ".!?") {

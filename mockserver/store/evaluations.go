@@ -376,7 +376,7 @@ func (a *Account) benchmark(e *evaluation) *Results {
 		fact := d.samples[i]
 		q := "What does the data say about " + strings.Join(firstWords(fact, 6), " ") + "?"
 		passages := d.index.Search(fact, 3)
-		ans := retrieval.Compose(q, passages, retrieval.Options{Length: retrieval.LengthConcise, Seed: a.store.cfg.Seed})
+		ans := retrieval.Compose(q, passages, retrieval.Options{Length: retrieval.LengthConcise, Seed: a.store.cfg.Seed, Words: words})
 		ctx := make([]string, 0, len(passages))
 		for _, p := range passages {
 			ctx = append(ctx, p.Text)

@@ -70,7 +70,7 @@ func (a *Account) Ask(q Question) (Reply, error) {
 	}
 	ans := retrieval.Compose(q.Query, passages, retrieval.Options{
 		MaxTokens: q.MaxTokens, Length: q.Length, BaseModel: q.BaseModel,
-		Seed: a.store.cfg.Seed, ModelName: m.name,
+		Seed: a.store.cfg.Seed, ModelName: m.name, Words: words,
 	})
 	thread := q.ThreadID
 	if thread == "" {

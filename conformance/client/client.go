@@ -1,0 +1,307 @@
+// Package client is the suite's HTTP client: it sends a check's requests
+// (JSON, multipart forms, raw bodies, any Authorization), waits out a 429
+// with Retry-After within bounds, records every exchange redacted (the log
+// a check's report shows, with a curl command that reproduces each) and
+// feeds every answer it reads to the run's contract coverage. It links no
+// test framework.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"contractkit/conformance/exchange"
+	"contractkit/coverage"
+	"contractkit/spec"
+)
+
+// Auth says which Authorization header a request carries.
+type Auth int
+
+const (
+	// AuthKey sends "Bearer <the first account's key>" (the default).
+	AuthKey Auth = iota
+	// AuthKey2 sends "Bearer <the second account's key>".
+	AuthKey2
+	// AuthNone sends no Authorization header.
+	AuthNone
+	// AuthRaw sends Request.RawAuth verbatim (a wrong scheme, an unknown key).
+	AuthRaw
+)
+
+// Request is one HTTP request of a check. Exactly one of JSON, Body or
+// Form is set, or none for a request without a body.
+type Request struct {
+	Method string
+	// Path is the API path ("/api/v1/user/model/7"), joined to the base URL.
+	Path  string
+	Query url.Values
+	// JSON is marshalled as the body with Content-Type application/json.
+	JSON any
+	// Body is sent as is with ContentType.
+	Body        []byte
+	ContentType string
+	// Form is sent as multipart/form-data.
+	Form *exchange.Form
+	// Header holds extra request headers (Accept, ...).
+	Header http.Header
+	Auth   Auth
+	// RawAuth is the Authorization header value when Auth is AuthRaw.
+	RawAuth string
+	// NoRetry sends the request once even when it is answered 429: for
+	// the rate-limit checks, which must see the 429 (see retryAfter).
+	NoRetry bool
+}
+
+// Client sends the suite's requests and records each exchange. It is safe
+// for use by one spec at a time (Ginkgo runs the suite serially here).
+type Client struct {
+	base    *url.URL
+	key     string
+	key2    string
+	http    *http.Client
+	redact  *exchange.Redactor
+	timeout time.Duration
+
+	mu  sync.Mutex // guards log
+	log []*exchange.Exchange
+
+	// retries counts the requests repeated after a 429 (see retryAfter).
+	retries atomic.Int64
+
+	// cov sees every answer the client reads, the explore phase's and the
+	// streams' included: the run's contract coverage.
+	cov *coverage.Recorder
+}
+
+// New returns a client for base (the service base address). timeout
+// bounds each request that is not a stream.
+func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
+	return &Client{
+		base:    base,
+		key:     key,
+		key2:    key2,
+		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		redact:  exchange.NewRedactor(key, key2),
+		timeout: timeout,
+		// Coverage counts what the contract as written documents; the
+		// declared view relaxes some schemas whole, which would hide
+		// their fields.
+		cov: coverage.New(spec.Strict()),
+	}
+}
+
+// Coverage is the contract coverage of every answer the client has read.
+func (c *Client) Coverage() coverage.Report { return c.cov.Report() }
+
+// Reset empties the exchange log (at the start of each check).
+func (c *Client) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log = nil
+}
+
+// Log returns the exchanges since the last Reset.
+func (c *Client) Log() []*exchange.Exchange {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*exchange.Exchange(nil), c.log...)
+}
+
+func (c *Client) record(x *exchange.Exchange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log = append(c.log, x)
+}
+
+// Do sends r and reads the whole response. A transport failure is recorded
+// in Exchange.Error (Status 0), never returned: checks report it. A 429
+// with Retry-After is waited out and r repeated (retryAfter); each attempt
+// has the client's timeout, the waits are bounded by ctx.
+func (c *Client) Do(ctx context.Context, r Request) *exchange.Exchange {
+	resp, x, done := c.attempts(ctx, r, c.timeout)
+	defer done()
+	if resp != nil {
+		c.readAll(x, resp)
+	}
+	return x
+}
+
+// Open sends r and returns the response with its body unread, for a
+// stream; the caller reads it and must call Finish with what it read.
+// cancel ends the request. A 429 is retried as by Do.
+func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *exchange.Exchange) {
+	resp, x, _ = c.attempts(ctx, r, 0)
+	return resp, x
+}
+
+// attempts is the one retry loop of Do and Open: it sends r until r is not
+// to be repeated (retryAfter); a 429 that is waited out is read and
+// recorded first. It returns the last response with its body unread, or
+// nil when the request failed or ctx ended during a wait (x says which).
+// A timeout other than 0 bounds each attempt, the reading of its body
+// included: done releases the last attempt once its body is read.
+func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration) (resp *http.Response, x *exchange.Exchange, done context.CancelFunc) {
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		resp, x = c.send(actx, r)
+		if resp == nil {
+			cancel()
+			return nil, x, cancel
+		}
+		wait, again := retryAfter(ctx, r, resp, attempt, waited)
+		if !again {
+			return resp, x, cancel
+		}
+		c.readAll(x, resp)
+		cancel()
+		if !pause(ctx, wait) {
+			return nil, x, cancel
+		}
+		waited += wait
+		c.retries.Add(1)
+	}
+}
+
+// readAll reads and closes the body of resp and records it in x.
+func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	c.finish(x, body, err)
+}
+
+// Finish records the body read from a response opened with Open.
+func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
+
+func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
+	body, contentType, shown, curlData, err := encodeBody(r)
+	u := c.url(r.Path, r.Query)
+	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: queryString(r.Query)}
+	if err != nil {
+		x.Error = "building the request: " + err.Error()
+		c.record(x)
+		return nil, x
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, u, bytes.NewReader(body))
+	if err != nil {
+		x.Error = "building the request: " + err.Error()
+		c.record(x)
+		return nil, x
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	switch r.Auth {
+	case AuthKey:
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	case AuthKey2:
+		req.Header.Set("Authorization", "Bearer "+c.key2)
+	case AuthRaw:
+		req.Header["Authorization"] = []string{r.RawAuth}
+	}
+	x.RequestHeader = c.redact.Header(req.Header)
+	x.RequestBody = c.redact.String(exchange.Excerpt(shown))
+	x.Sent = body
+	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
+
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	x.Duration = time.Since(start)
+	if err != nil {
+		x.Error = c.redact.String(err.Error())
+		c.record(x)
+		return nil, x
+	}
+	x.Status = resp.StatusCode
+	x.ResponseHeader = c.redact.Header(resp.Header)
+	return resp, x
+}
+
+func (c *Client) finish(x *exchange.Exchange, body []byte, readErr error) {
+	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
+	x.Raw = body
+	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))
+	if readErr != nil {
+		x.Error = "reading the body: " + c.redact.String(readErr.Error())
+	}
+	c.record(x)
+}
+
+// queryString is q as the request sends it.
+func queryString(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return q.Encode()
+}
+
+func (c *Client) url(path string, q url.Values) string {
+	u := *c.base
+	u.Path = strings.TrimRight(u.Path, "/") + path
+	u.RawPath = ""
+	u.RawQuery = queryString(q)
+	return u.String()
+}
+
+// encodeBody returns the wire body, its content type, the text shown in a
+// report and the data for a curl command.
+func encodeBody(r Request) (body []byte, contentType, shown string, curlData []byte, err error) {
+	switch {
+	case r.Form != nil:
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		var parts []string
+		for _, f := range r.Form.Fields {
+			if err := w.WriteField(f.Name, f.Value); err != nil {
+				return nil, "", "", nil, err
+			}
+			parts = append(parts, fmt.Sprintf("%s=%q", f.Name, f.Value))
+		}
+		for _, f := range r.Form.Files {
+			h := make(textproto.MIMEHeader)
+			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, f.Field, f.Name))
+			h.Set("Content-Type", "application/octet-stream")
+			pw, err := w.CreatePart(h)
+			if err != nil {
+				return nil, "", "", nil, err
+			}
+			if _, err := pw.Write(f.Content); err != nil {
+				return nil, "", "", nil, err
+			}
+			parts = append(parts, fmt.Sprintf("%s=@%s (%d bytes)", f.Field, f.Name, len(f.Content)))
+		}
+		if err := w.Close(); err != nil {
+			return nil, "", "", nil, err
+		}
+		return buf.Bytes(), w.FormDataContentType(), "multipart/form-data: " + strings.Join(parts, ", "), nil, nil
+	case r.JSON != nil:
+		b, err := json.Marshal(r.JSON)
+		if err != nil {
+			return nil, "", "", nil, err
+		}
+		return b, "application/json", string(b), b, nil
+	case r.Body != nil:
+		return r.Body, r.ContentType, string(r.Body), r.Body, nil
+	}
+	return nil, "", "", nil, nil
+}

@@ -1,0 +1,61 @@
+package exchange
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"contractkit/internal/curl"
+)
+
+// Redactor removes the API keys from everything the kit reports.
+type Redactor struct {
+	secrets []secret
+}
+
+type secret struct{ value, label, envVar string }
+
+// NewRedactor redacts key (shown as $CONFORMANCE_API_KEY in curl commands)
+// and key2 (as $CONFORMANCE_API_KEY_2). Empty keys are ignored.
+func NewRedactor(key, key2 string) *Redactor {
+	r := &Redactor{}
+	if key != "" {
+		r.secrets = append(r.secrets, secret{key, "<redacted:api-key>", "CONFORMANCE_API_KEY"})
+	}
+	if key2 != "" {
+		r.secrets = append(r.secrets, secret{key2, "<redacted:api-key-2>", "CONFORMANCE_API_KEY_2"})
+	}
+	// The longer key first, so a key that contains the other is removed whole.
+	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i].value) > len(r.secrets[j].value) })
+	return r
+}
+
+// String replaces every occurrence of a key in s by a placeholder.
+func (r *Redactor) String(s string) string {
+	for _, k := range r.secrets {
+		s = strings.ReplaceAll(s, k.value, k.label)
+	}
+	return s
+}
+
+// Header returns a redacted copy of h.
+func (r *Redactor) Header(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		for _, v := range vs {
+			out[k] = append(out[k], r.String(v))
+		}
+	}
+	return out
+}
+
+// ShellValue renders v as a shell word: a key becomes a reference to its
+// environment variable inside double quotes, anything else single-quoted.
+func (r *Redactor) ShellValue(v string) string {
+	for _, k := range r.secrets {
+		if strings.Contains(v, k.value) {
+			return curl.Ref(v, k.value, k.envVar, r.String)
+		}
+	}
+	return curl.Quote(v)
+}
