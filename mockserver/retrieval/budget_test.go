@@ -48,14 +48,26 @@ func TestExtractTimeBudget(t *testing.T) {
 	for name, file := range cases {
 		t.Run(name, func(t *testing.T) {
 			budget := 50 * time.Millisecond
-			start := time.Now()
-			_, err := Extract("bomb.pdf", bytes.NewReader(file), Limits{MaxDuration: budget})
-			took := time.Since(start)
-			if !errors.Is(err, ErrTimeBudget) {
-				t.Fatalf("error got %v, want ErrTimeBudget", err)
+			// The fastest of three tries is judged: a busy machine can
+			// stall one extraction, but a missing budget check makes every
+			// try slow.
+			var took time.Duration
+			for try := range 3 {
+				start := time.Now()
+				_, err := Extract("bomb.pdf", bytes.NewReader(file), Limits{MaxDuration: budget})
+				d := time.Since(start)
+				if !errors.Is(err, ErrTimeBudget) {
+					t.Fatalf("error got %v, want ErrTimeBudget", err)
+				}
+				if try == 0 || d < took {
+					took = d
+				}
+				if took <= 10*budget+500*time.Millisecond {
+					break
+				}
 			}
 			if took > 10*budget+500*time.Millisecond {
-				t.Errorf("took %s with a budget of %s", took, budget)
+				t.Errorf("took %s at best of three with a budget of %s", took, budget)
 			}
 		})
 	}
