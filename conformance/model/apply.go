@@ -1,0 +1,318 @@
+package model
+
+import (
+	"path"
+	"strconv"
+	"strings"
+)
+
+// apply changes the model as a success of the call says: a create makes a
+// record, an update writes, a delete removes (and what goes with it), an
+// action moves a state, and effects reach other records. data is the
+// answer's data, nil when the answer was not read: what needs it becomes
+// unsure.
+func (m *Model) apply(j *judging, body map[string]any) {
+	x := j.x
+	var data any
+	if body != nil {
+		data = body["data"]
+	}
+	j.parts = m.partFates(x, data, body != nil)
+	switch x.op.role {
+	case roleCreate:
+		if j.record = m.create(j, data); j.record == nil {
+			m.unsure(x)
+			return
+		}
+	case roleUpdate:
+		if r := x.target; r != nil {
+			m.write(x, r)
+			r.epoch++
+			j.record = r
+		}
+	case roleGet, roleAction:
+		j.record = x.target
+	case roleDelete:
+		if r := x.target; r != nil {
+			m.remove(x, r)
+		}
+	}
+	m.effects(j, data)
+}
+
+// identityField is the record's field an identity mark stands on.
+func (k *kind) identityField() string {
+	if k.record == nil {
+		return ""
+	}
+	for _, name := range k.record.names {
+		if p := k.record.props[name]; p.mark != nil && p.mark.rule == "identity" {
+			return name
+		}
+	}
+	return ""
+}
+
+// create makes the record a create answered with, nil when its id is not
+// in the answer.
+func (m *Model) create(j *judging, data any) *record {
+	x, k := j.x, j.x.op.kind
+	field := k.identityField()
+	v, _ := dig(data, field)
+	id := idString(v)
+	if id == "" {
+		return nil
+	}
+	if m.ids[k][id] {
+		j.find("/data/"+field, "identity", "an id no "+strings.TrimSuffix(k.param, "_id")+" had before", id, k.record.props[field].mark.onDecision())
+	}
+	r := m.newRecord(x.acct, k, id)
+	r.seq, r.fresh = x.acct.seq, true
+	x.acct.seq++
+	if k.scope != "" {
+		if p, ok := x.call.field(k.scope); ok {
+			r.parent = idString(p)
+		}
+	}
+	m.write(x, r)
+	if b, ok := object(x.body); ok {
+		for k, v := range b {
+			r.sent[k] = v
+		}
+	}
+	if x.call.Form != nil {
+		for k, v := range x.call.Form.Fields {
+			r.sent[k] = strings.Join(v, "\n")
+		}
+	}
+	for f, mach := range k.machines {
+		r.states[f] = setOf(mach.initial...)
+	}
+	x.acct.add(r)
+	for _, child := range m.cat.kinds {
+		if child.scope == k.param {
+			m.scope(x.acct, child, id).whole = true
+		}
+	}
+	return r
+}
+
+// write keeps what the call sent into the record's stored fields.
+func (m *Model) write(x *expectation, r *record) {
+	for _, reqField := range sortedKeys(x.op.stored) {
+		st := x.op.stored[reqField]
+		if st.field == "" || reqField == x.op.files || r.kind.record.props[st.field] == nil {
+			continue
+		}
+		var v any
+		var ok bool
+		if x.call.Form != nil {
+			v, ok = x.call.field(reqField)
+		} else {
+			v, ok = dig(x.body, reqField)
+		}
+		if ok {
+			r.stored[st.field] = fact{value: v, basis: st.basis, by: x.op.id}
+		}
+	}
+}
+
+// remove deletes a record: softly when an x-effect says so (kept for what
+// refers to it), and with the records whose reference says they go with
+// it.
+func (m *Model) remove(x *expectation, r *record) {
+	r.gone, r.goneBasis = deleted, basis{clause: "4"}
+	for _, e := range x.op.effects {
+		if e.rule != "soft-delete" {
+			continue
+		}
+		if v, ok := x.call.value(x.op, e.str("unless")); !ok || !truthy(v) {
+			r.gone, r.goneBasis = soft, e.basis()
+		}
+	}
+	for _, k := range m.cat.kinds {
+		for f, ref := range k.refs {
+			if ref.kind != r.kind {
+				continue
+			}
+			for _, rr := range x.acct.records {
+				if rr.kind != k || rr.gone != live || !refersTo(rr, f, r.id) {
+					continue
+				}
+				if ref.onDelete == "cascade" {
+					rr.gone, rr.goneBasis = deleted, ref.basis
+				} else {
+					rr.epoch++
+				}
+			}
+		}
+	}
+}
+
+// truthy reads a boolean sent as JSON or as query text.
+func truthy(v any) bool {
+	switch b := v.(type) {
+	case bool:
+		return b
+	case string:
+		t, _ := strconv.ParseBool(strings.TrimSpace(b))
+		return t
+	}
+	return false
+}
+
+// refersTo reports whether record r's field f names id.
+func refersTo(r *record, f, id string) bool {
+	if r.kind.scope == f && r.parent != "" {
+		return r.parent == id
+	}
+	return idString(r.stored[f].value) == id
+}
+
+// touch marks every record that refers to r as possibly changed: what the
+// server computes from r (a model's dataset_info) may have moved.
+func (m *Model) touch(a *account, r *record) {
+	for _, rr := range a.records {
+		for f, ref := range rr.kind.refs {
+			if ref.kind == r.kind && refersTo(rr, f, r.id) {
+				rr.epoch++
+			}
+		}
+	}
+}
+
+// effects applies the operation's x-effect entries.
+func (m *Model) effects(j *judging, data any) {
+	x := j.x
+	for _, e := range x.op.effects {
+		switch e.rule {
+		case "state":
+			r := x.acted(e.str("target"))
+			if r == nil {
+				continue
+			}
+			field := e.str("state")
+			if to := e.list("to"); len(to) > 0 {
+				r.states[field] = setOf(to...)
+				r.epoch++
+				for _, f := range e.list("releases") {
+					delete(r.stored, f)
+					r.learnOne[f] = true
+				}
+			} else if known := r.states[field]; known != nil {
+				rest := stateSet{}
+				for s := range known {
+					if !contains(e.list("refused-in"), s) {
+						rest[s] = true
+					}
+				}
+				if len(rest) > 0 {
+					r.states[field] = rest
+				}
+			}
+		case "exchange":
+			m.exchange(j, e, data)
+		case "files":
+			r := j.record
+			if into := e.str("into"); into != "" {
+				r = x.refs[into]
+			}
+			if r != nil {
+				m.addFiles(j, r, e.str("to"))
+			}
+		case "scores":
+			m.scores(x, e)
+		}
+	}
+}
+
+// exchange stores a question and its answer in the conversation the call
+// names (D-32): the user's question, then the assistant's answer.
+func (m *Model) exchange(j *judging, e effect, data any) {
+	x := j.x
+	conv := x.refs[e.str("into")]
+	if conv == nil {
+		return
+	}
+	c := conv.colls[e.str("to")]
+	if c == nil {
+		return
+	}
+	q, _ := x.call.field(e.str("question"))
+	answer, known := j.answerText(data)
+	c.items = append(c.items, &item{fields: map[string]any{"role": "user", "content": q}, facts: map[string]fact{}})
+	a := &item{fields: map[string]any{"role": "assistant"}, facts: map[string]fact{}}
+	if known {
+		a.fields["content"] = answer
+	}
+	c.items = append(c.items, a)
+	conv.epoch++
+}
+
+// answerText is the whole answer a call got: a stream read to its end, or
+// the JSON result's answer field.
+func (j *judging) answerText(data any) (string, bool) {
+	if s := j.a.Stream; s != nil {
+		return s.Text, s.Complete && !j.a.Cut
+	}
+	if d := dataOf(j.x.op.success); d != nil {
+		for _, name := range d.names {
+			if p := d.props[name]; p.mark != nil && p.mark.rule == "answer" {
+				t, ok := dig(data, name)
+				s, isText := t.(string)
+				return s, ok && isText
+			}
+		}
+	}
+	return "", false
+}
+
+// scores remembers which questions a run-ragas scored (D-10): the chosen
+// ones of the samples given, or all of them; none known when it scored
+// the evaluation's own questions.
+func (m *Model) scores(x *expectation, e effect) {
+	r := x.target
+	if r == nil {
+		return
+	}
+	body, _ := object(x.body)
+	samples, _ := array(body[e.str("samples")])
+	r.scored, r.hasScored = nil, len(samples) > 0
+	if !r.hasScored {
+		return
+	}
+	chosen, _ := array(body[e.str("chosen")])
+	if len(chosen) == 0 {
+		for _, s := range samples {
+			q, _ := dig(s, e.str("question"))
+			chosen = append(chosen, q)
+		}
+	}
+	for _, q := range chosen {
+		s, _ := q.(string)
+		r.scored = append(r.scored, s)
+	}
+}
+
+// addFiles adds the call's kept file parts to a record's files (D-16).
+func (m *Model) addFiles(j *judging, r *record, coll string) {
+	c := r.colls[coll]
+	if c == nil {
+		return
+	}
+	for i, f := range j.x.call.files(j.x.op) {
+		switch j.parts[i] {
+		case partKept:
+			c.items = append(c.items, &item{fields: map[string]any{"name": baseName(f.Name), "size": len(f.Content)}, facts: map[string]fact{}})
+		case partUnknown:
+			c.unsure()
+		}
+	}
+	r.epoch++
+	m.touch(j.x.acct, r)
+}
+
+// baseName is the name a server reports a file part under: its base.
+func baseName(name string) string {
+	return path.Base(strings.ReplaceAll(name, `\`, "/"))
+}

@@ -1,0 +1,142 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Gap is a field of an answer the model cannot judge: it has no x-predict
+// mark, or its mark names a rule the model does not implement or misses
+// what the rule needs.
+type Gap struct {
+	// Pointer is where the field's schema is written in the document
+	// ("/components/schemas/Model/properties/category").
+	Pointer string
+	// Problem says what is missing.
+	Problem string
+}
+
+// String renders the gap on one line.
+func (g Gap) String() string { return g.Pointer + ": " + g.Problem }
+
+// Gaps walks every answer of every operation of doc — each documented JSON
+// response and each event stream's chunk (its x-event-schema), every
+// property, through references, allOf wrappers and array items — and lists
+// each field that has neither a prediction rule nor an exemption with its
+// reason. An object that is always there and whose own properties carry
+// the predictions (an envelope's data) needs no mark; an array or a
+// nullable object does (its rule says when it is there and what it holds).
+// Gaps are sorted by pointer; each is listed once however many answers
+// reach it.
+func Gaps(doc *openapi3.T) []Gap {
+	comp := newCompiler(doc)
+	g := &gapWalk{seen: map[*shape]bool{}}
+	for _, path := range sortedKeys(doc.Paths.Map()) {
+		item := doc.Paths.Value(path)
+		ops := item.Operations()
+		for _, method := range sortedKeys(ops) {
+			op := ops[method]
+			for _, code := range sortedKeys(op.Responses.Map()) {
+				r := op.Responses.Value(code)
+				if r == nil || r.Value == nil {
+					continue
+				}
+				ptr := "/paths/" + escape(path) + "/" + method + "/responses/" + code
+				if r.Ref != "" {
+					ptr = refPointer(r.Ref)
+				}
+				if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+					g.object(comp.compile(mt.Schema, ptr+"/content/application~1json/schema"))
+				}
+				if mt := r.Value.Content.Get("text/event-stream"); mt != nil {
+					chunk := comp.component(mt.Extensions["x-event-schema"])
+					if chunk == nil {
+						g.add(ptr+"/content/text~1event-stream", "an event stream without an x-event-schema the model can read")
+						continue
+					}
+					g.object(chunk)
+				}
+			}
+		}
+	}
+	sort.Slice(g.gaps, func(i, j int) bool {
+		if g.gaps[i].Pointer != g.gaps[j].Pointer {
+			return g.gaps[i].Pointer < g.gaps[j].Pointer
+		}
+		return g.gaps[i].Problem < g.gaps[j].Problem
+	})
+	return g.gaps
+}
+
+type gapWalk struct {
+	gaps []Gap
+	seen map[*shape]bool
+}
+
+func (g *gapWalk) add(ptr, problem string) {
+	g.gaps = append(g.gaps, Gap{Pointer: ptr, Problem: problem})
+}
+
+// object walks the properties of an object shape (an answer's root, a
+// container, or a value whose rule descends).
+func (g *gapWalk) object(s *shape) {
+	if s == nil || g.seen[s] {
+		return
+	}
+	g.seen[s] = true
+	for _, name := range s.names {
+		g.field(s.props[name])
+	}
+}
+
+// field judges one property: a mark that is sound and, when its rule
+// descends, what is below it.
+func (g *gapWalk) field(p *shape) {
+	if p.markErr != nil {
+		g.add(p.ptr, p.markErr.Error())
+		return
+	}
+	if p.mark == nil {
+		if p.container() {
+			g.object(p)
+			return
+		}
+		g.add(p.ptr, "no x-predict: say how the model predicts this field, or exempt it (rule: free) with its reason")
+		return
+	}
+	for _, problem := range p.mark.problems() {
+		g.add(p.mark.ptr, problem)
+	}
+	spec, ok := rules[p.mark.rule]
+	if !ok || !spec.descends {
+		return
+	}
+	if p.props != nil {
+		g.object(p)
+	}
+	if p.items != nil && p.items.props != nil {
+		g.object(p.items)
+	}
+}
+
+// sortedKeys returns a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkRules is used by tests: every rule of the registry has a judge.
+func checkRules() error {
+	for name, r := range rules {
+		if r.judge == nil {
+			return fmt.Errorf("rule %s has no judge", name)
+		}
+	}
+	return nil
+}
