@@ -115,6 +115,22 @@ func (m *Model) write(x *expectation, r *record) {
 			r.stored[st.field] = fact{value: v, basis: st.basis, by: x.op.id}
 		}
 	}
+	// A query parameter named like a field of the record writes it when the
+	// body does not (the rename's title, D-21: the body wins).
+	for _, p := range x.op.params {
+		if p.In != "query" || r.kind.record.props[p.Name] == nil || !x.call.Query.Has(p.Name) || r.kind.scope == p.Name {
+			continue
+		}
+		if _, inBody := dig(x.body, p.Name); inBody {
+			continue
+		}
+		b := basis{clause: "4"}
+		if d, ok := p.Extensions["x-decision"].(map[string]any); ok && d["class"] == "decided" {
+			row, _ := d["row"].(string)
+			b = basis{decision: row}
+		}
+		r.stored[p.Name] = fact{value: x.call.Query.Get(p.Name), basis: b, by: x.op.id}
+	}
 }
 
 // remove deletes a record: softly when an x-effect says so (kept for what
@@ -195,6 +211,7 @@ func (m *Model) effects(j *judging, data any) {
 			if to := e.list("to"); len(to) > 0 {
 				r.states[field] = setOf(to...)
 				r.epoch++
+				r.hasScored = false // a new run: the scores effect says what it scores
 				for _, f := range e.list("releases") {
 					delete(r.stored, f)
 					r.learnOne[f] = true

@@ -94,6 +94,9 @@ func (c Call) value(op *operation, loc string) (any, bool) {
 		}
 	case "query":
 		if c.Query != nil && c.Query.Has(name) {
+			if p := op.param("query", name); p != nil && p.Schema != nil {
+				return queryValue(p.Schema.Value, c.Query.Get(name)), true
+			}
 			return c.Query.Get(name), true
 		}
 	case "body":

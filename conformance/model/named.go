@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -20,7 +21,9 @@ import (
 //     mark lists (`ragas`, `beir`), the id of a live resource of the
 //     caller's account;
 //   - or accepted: the same value in the same field of the same operation
-//     was answered with a success before, by this server.
+//     was answered with a success before, by this server, or one of the
+//     same shape (a text no longer and of characters it took, a number
+//     within the range it took): it meets no limit the server has.
 //
 // A refusal of a request whose values are all named or accepted rests on
 // no limit the reference leaves open: it is Declared when the model's
@@ -145,7 +148,7 @@ func (m *Model) named(x *expectation, l leaf) bool {
 			return true
 		}
 	}
-	if m.accepted[x.op.id+" "+l.key][acceptKey(l.value)] {
+	if m.accepted[x.op.id+" "+l.key].like(l.value) {
 		return true
 	}
 	s := l.schema
@@ -183,14 +186,76 @@ func (m *Model) named(x *expectation, l leaf) bool {
 func (m *Model) accept(x *expectation) {
 	for _, l := range m.leaves(x) {
 		key := x.op.id + " " + l.key
-		set := m.accepted[key]
-		if set == nil {
-			set = map[string]bool{}
-			m.accepted[key] = set
+		a := m.accepted[key]
+		if a == nil {
+			a = &accepted{values: map[string]bool{}, runes: map[rune]bool{}}
+			m.accepted[key] = a
 		}
-		if len(set) < maxAccepted {
-			set[acceptKey(l.value)] = true
+		a.add(l.value)
+	}
+}
+
+// accepted is what a server accepted in one field of one operation: the
+// values (bounded), and their shape: the characters of its texts, their
+// longest length, the range of its numbers. A value of that shape met no
+// limit the server has when it was accepted.
+type accepted struct {
+	values     map[string]bool
+	runes      map[rune]bool
+	longest    int
+	lo, hi     float64
+	hasNumbers bool
+}
+
+func (a *accepted) add(v any) {
+	if len(a.values) < maxAccepted {
+		a.values[acceptKey(v)] = true
+	}
+	switch x := v.(type) {
+	case string:
+		if len(a.runes) < 4*maxAccepted {
+			for _, r := range x {
+				a.runes[r] = true
+			}
 		}
+		a.longest = max(a.longest, utf8.RuneCountInString(x))
+	default:
+		if f, ok := number(v); ok {
+			if !a.hasNumbers || f < a.lo {
+				a.lo = f
+			}
+			if !a.hasNumbers || f > a.hi {
+				a.hi = f
+			}
+			a.hasNumbers = true
+		}
+	}
+}
+
+// like reports whether v is a value the server accepted, or one of the
+// same shape: a text no longer, of characters it took, a number within the
+// range it took.
+func (a *accepted) like(v any) bool {
+	if a == nil {
+		return false
+	}
+	if a.values[acceptKey(v)] {
+		return true
+	}
+	switch x := v.(type) {
+	case string:
+		if utf8.RuneCountInString(x) > a.longest || x == "" {
+			return false
+		}
+		for _, r := range x {
+			if !a.runes[r] {
+				return false
+			}
+		}
+		return true
+	default:
+		f, ok := number(v)
+		return ok && a.hasNumbers && f >= a.lo && f <= a.hi
 	}
 }
 

@@ -46,10 +46,45 @@ func (m *Model) states(x *expectation) {
 		case poss.meets(refusedIn):
 			rs.Class = judge.Noted
 			x.add(rs)
-		default:
+		case !poss.within(e.list("allowed-in")):
 			x.success = x.success.weaker(b)
 		}
 	}
+	m.allowance(x)
+}
+
+// allowance: a write to a record with states, which no x-effect of the
+// operation rules on, is allowed in every state by a decision (D-36),
+// except in the states where the reference implies it.
+func (m *Model) allowance(x *expectation) {
+	if x.op.method == "GET" {
+		return
+	}
+	records := []*record{x.target}
+	for _, name := range sortedKeys(x.refs) {
+		records = append(records, x.refs[name])
+	}
+	for _, r := range records {
+		if r == nil || x.ruled(r) {
+			continue
+		}
+		for field, mach := range r.kind.machines {
+			if poss := m.possible(r, field); mach.allows.decision != "" && poss != nil && !poss.within(mach.seedIn) {
+				x.success = x.success.weaker(mach.allows)
+			}
+		}
+	}
+}
+
+// ruled reports whether an x-effect state entry of the operation rules on
+// record r.
+func (x *expectation) ruled(r *record) bool {
+	for _, e := range x.op.effects {
+		if e.rule == "state" && x.acted(e.str("target")) == r {
+			return true
+		}
+	}
+	return false
 }
 
 // acted is the record an effect names: the operation's item, or a record

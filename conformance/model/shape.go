@@ -129,12 +129,20 @@ type machine struct {
 	moves       map[string][]string
 	// clock are the moves the server makes on its own, unseen.
 	clock map[string][]string
+	// allows is what allowing a write in any state rests on (D-36), and
+	// seedIn the states where the reference itself implies it.
+	allows basis
+	seedIn []string
 }
 
 func readMachine(m map[string]any, seed bool) *machine {
 	t := &machine{initialSeed: seed, moves: map[string][]string{}, clock: map[string][]string{}}
 	t.decision, _ = m["decision"].(string)
 	t.initial = stringList(m["initial"])
+	if a, ok := m["allows"].(map[string]any); ok {
+		row, _ := a["decision"].(string)
+		t.allows, t.seedIn = basis{decision: row}, stringList(a["seed-in"])
+	}
 	for key, dst := range map[string]map[string][]string{"moves": t.moves, "clock": t.clock} {
 		if mv, ok := m[key].(map[string]any); ok {
 			for from, to := range mv {

@@ -49,7 +49,7 @@ type Model struct {
 	ids map[*kind]map[string]bool
 	// accepted are the request values a success answered, per operation
 	// and field: a later refusal of the same values is not a limit.
-	accepted map[string]map[string]bool
+	accepted map[string]*accepted
 	walks    map[walkKey]*walk
 	// strict and declared validate requests (spec views).
 	strict, declared *spec.Contract
@@ -61,7 +61,7 @@ func New(cfg Config) *Model {
 	if doc == nil {
 		doc = spec.Strict().Kin
 	}
-	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]map[string]bool{},
+	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]*accepted{},
 		walks: map[walkKey]*walk{}, strict: spec.Strict(), declared: spec.Declared()}
 	for i := range m.accts {
 		m.accts[i] = &account{idx: i, byID: map[*kind]map[string]*record{}, scopes: map[scopeKey]*scope{}}
