@@ -219,7 +219,7 @@ func ruleMean(c *cell) {
 		// Scores are rounded (the mock keeps 4 decimals); a mean within
 		// half a hundredth is the mean.
 		if want := sum / float64(len(samples)); math.Abs(got-want) > 0.005 {
-			c.j.find(c.ptr+"/"+escape(k), "mean:mean", fmt.Sprintf("%.4f (the mean of its %s)", want, c.mk.str("of")), show(scores[k]), c.mk.onDecision())
+			c.j.find(c.ptr+"/"+escape(k), "mean", fmt.Sprintf("%.4f (the mean of its %s)", want, c.mk.str("of")), show(scores[k]), c.mk.onDecision())
 		}
 	}
 }

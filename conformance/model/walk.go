@@ -44,9 +44,14 @@ func (c *cell) key() string {
 	return c.f.base + "/" + c.name
 }
 
-// find records a finding on the property.
-func (c *cell) find(rule, expected, got string, b basis) {
-	c.j.find(c.ptr, rule+":"+c.mk.rule, expected, got, b)
+// find records a finding on the property. Its rule is the mark's, and
+// the check within it when that is another ("list:complete").
+func (c *cell) find(check, expected, got string, b basis) {
+	rule := c.mk.rule
+	if check != rule {
+		rule += ":" + check
+	}
+	c.j.find(c.ptr, rule, expected, got, b)
 }
 
 // got renders what the property holds.
