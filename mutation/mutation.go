@@ -111,7 +111,7 @@ func List() []Mutant {
 
 // Lookup returns the mutant or variant called name.
 func Lookup(name string) (Mutant, error) {
-	for _, m := range slices.Concat(mutants, liberal, explored) {
+	for _, m := range slices.Concat(mutants, liberal, explored, modelled, latitude) {
 		if m.Name == name {
 			return m, nil
 		}

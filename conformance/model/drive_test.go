@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -121,6 +122,9 @@ func (d *driver) do(c model.Call) model.Answer {
 	d.cover[c.Op][a.Status]++
 	for _, f := range append(v.Findings, v.Timing...) {
 		d.found = append(d.found, found{len(d.steps) - 1, f})
+	}
+	if trace := os.Getenv("MODEL_TRACE"); trace != "" && (trace == "all" || strings.Contains(","+trace+",", ","+c.Op+",")) {
+		d.t.Logf("#%d %s %s expect %+v", len(d.steps)-1, describe(c, a.Status), v.Findings, d.m.Expect(c))
 	}
 	return a
 }

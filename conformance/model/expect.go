@@ -289,8 +289,23 @@ func (m *Model) wholeKind(a *account, k *kind) bool {
 	if m.cfg.Closed {
 		return true
 	}
-	if k.scope != "" {
+	whole := func(k *kind, parent string) bool {
+		s := m.scope(a, k, parent)
+		return s.whole && s.phantoms == 0
+	}
+	if k.scope == "" {
+		return whole(k, "")
+	}
+	// A scoped kind is known whole when its parents are, and the list of
+	// each live parent is.
+	parent := m.cat.byParam[k.scope]
+	if parent == nil || !m.wholeKind(a, parent) {
 		return false
 	}
-	return m.scope(a, k, "").whole && m.scope(a, k, "").phantoms == 0
+	for _, r := range a.records {
+		if r.kind == parent && r.gone == live && !whole(k, r.id) {
+			return false
+		}
+	}
+	return true
 }

@@ -83,20 +83,20 @@ func (g *gen) success(op string) (model.Call, bool) {
 			f.Fields["urls"] = []string{"https://docs.example.com/a, https://docs.example.com/b"}
 		}
 		if f.Fields["urls"] == nil || g.chance(2) {
-			f.Files = g.files()
+			f.Files = g.files(op)
 		}
 		c.Form = f
 		return c, true
 	case "uploadDatasetFiles":
 		d, ok := g.pick("dataset_id", g.key, live)
-		c.Form = &model.Form{Fields: map[string][]string{"dataset_id": {d.ID}}, Files: g.files()}
+		c.Form = &model.Form{Fields: map[string][]string{"dataset_id": {d.ID}}, Files: g.files(op)}
 		return c, ok
 	case "runInference":
 		return g.inference(c)
 	case "listEvaluations":
 		c.Query = query()
-		if g.chance(3) {
-			c.Query.Set("status", []string{"pending", "running", "completed", "failed"}[g.r.IntN(4)])
+		if g.chance(2) {
+			c.Query.Set("status", g.cycle("status", "pending", "running", "completed", "failed"))
 		}
 		if g.chance(2) {
 			c.Query.Set("per_page", strconv.Itoa(1+g.r.IntN(3)))
@@ -148,11 +148,16 @@ func (g *gen) success(op string) (model.Call, bool) {
 }
 
 func (g *gen) inference(c model.Call) (model.Call, bool) {
-	m, ok := g.pick("model_id", g.key, in("none", "failed"))
+	// A ready model most of the time: what an inference on it may carry is
+	// the reference's alone (a training one's is D-23's).
+	m, ok := g.pick("model_id", g.key, in("only", "ready"))
+	if !ok || g.chance(3) {
+		m, ok = g.pick("model_id", g.key, in("none", "failed"))
+	}
 	if !ok {
 		return c, false
 	}
-	body := map[string]any{"query": []string{"How long is the warranty?", "Jak dlouhá je záruka?", "What does the FAQ say about returns?"}[g.r.IntN(3)], "model_id": num(m.ID)}
+	body := map[string]any{"query": g.cycle("query", "How long is the warranty?", "Jak dlouhá je záruka?", "What does the FAQ say about returns?"), "model_id": num(m.ID)}
 	if conv, ok := g.pick("conversation_id", g.key, func(r model.Resource) bool { return !r.Gone && r.Parent == m.ID }); ok && g.chance(2) {
 		body["conversation_id"] = conv.ID
 	}
@@ -160,11 +165,16 @@ func (g *gen) inference(c model.Call) (model.Call, bool) {
 		body["thread_id"] = "0d3f5c8e-1b2a-4c6d-9e8f-7a6b5c4d3e2f"
 	}
 	if g.chance(3) {
-		body["max_tokens"], body["temperature"] = num(strconv.Itoa(1+g.r.IntN(40))), num("0.5")
+		body["max_tokens"] = num(strconv.Itoa(1 + g.r.IntN(40)))
 	}
 	if g.chance(3) {
-		body["response_length_preference"] = []string{"concise", "balanced", "detailed"}[g.r.IntN(3)]
-		body["enable_web_search"] = false
+		body["temperature"] = num(g.cycle("temperature", "0", "0.5", "1"))
+	}
+	if g.chance(3) {
+		body["response_length_preference"] = g.cycle("length", "concise", "balanced", "detailed")
+	}
+	if g.chance(4) {
+		body["enable_web_search"] = g.chance(2)
 	}
 	c.Body = body
 	if g.chance(3) {
@@ -295,4 +305,65 @@ func (g *gen) conflict(op string) (model.Call, bool) {
 		return c, ok
 	}
 	return c, false
+}
+
+// minimal keeps only what an operation requires: a call whose values the
+// server has accepted before, so that a refusal of it is about the state
+// it meets, not about a value.
+func minimal(c model.Call) model.Call {
+	keep := map[string][]string{
+		"runInference":       {"query", "model_id"},
+		"createConversation": {"model_id"},
+		"createEvaluation":   {"name", "model_id"},
+	}[c.Op]
+	body, ok := c.Body.(map[string]any)
+	if !ok || keep == nil {
+		return c
+	}
+	out := map[string]any{}
+	for _, k := range keep {
+		if v, ok := body[k]; ok {
+			out[k] = v
+		}
+	}
+	if c.Op == "runInference" {
+		out["query"] = "How long is the warranty?"
+	}
+	c.Body, c.Accept = out, ""
+	return c
+}
+
+// named are calls of op carrying, one by one, each value the reference
+// names for it (an enum member, the ends of a stated range, the values it
+// shows): each must be accepted whatever the seed.
+func (g *gen) named(op string) []model.Call {
+	var out []model.Call
+	with := func(field string, values ...any) {
+		for _, v := range values {
+			c, ok := g.success(op)
+			if !ok {
+				return
+			}
+			c = minimal(c)
+			switch {
+			case c.Body != nil:
+				c.Body.(map[string]any)[field] = v
+			default:
+				c.Query = query(field, v.(string))
+			}
+			out = append(out, c)
+		}
+	}
+	switch op {
+	case "runInference":
+		with("response_length_preference", "concise", "balanced", "detailed")
+		with("temperature", num("0"), num("1"))
+		with("enable_web_search", true, false)
+	case "listEvaluations":
+		with("status", "pending", "running", "completed", "failed")
+	case "createEvaluation":
+		with("type", "ragas")
+		with("benchmark_type", "beir")
+	}
+	return out
 }

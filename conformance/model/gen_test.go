@@ -42,9 +42,22 @@ type gen struct {
 	m   *model.Model
 	n   int // makes texts unique
 	key model.Key
+	// turns counts the draws of each cycle.
+	turns map[string]int
 }
 
 func (g *gen) chance(n int) bool { return g.r.IntN(n) == 0 }
+
+// cycle returns the values of a field in turn: coverage first, every
+// value the reference names reached whatever the seed.
+func (g *gen) cycle(key string, values ...string) string {
+	if g.turns == nil {
+		g.turns = map[string]int{}
+	}
+	v := values[g.turns[key]%len(values)]
+	g.turns[key]++
+	return v
+}
 
 // text is a realistic name, unique by its number; sometimes in Czech or
 // with spaces around it.
@@ -106,15 +119,26 @@ func (g *gen) file(name string) model.File {
 	return model.File{Field: "files", Name: name[strings.LastIndex(name, "/")+1:], Content: b}
 }
 
-// files are one to three upload parts, mostly readable text.
-func (g *gen) files() []model.File {
-	pool := []string{"employee-handbook.md", "release-notes.txt", "product-catalog.csv", "support-faq.jsonl", "pricing.json", "warranty-policy.pdf", "employee-handbook.md", "release-notes.txt"}
+// fileSets are the uploads the driver cycles through: readable text,
+// names given twice, and each kind of file a server refuses (D-16).
+var fileSets = [][]string{
+	{"employee-handbook.md"},
+	{"release-notes.txt", "employee-handbook.md"},
+	{"employee-handbook.md", "bad/empty.txt"},
+	{"product-catalog.csv", "bad/binary.bin"},
+	{"warranty-policy.pdf"},
+	{"support-faq.jsonl", "pricing.json"},
+	{"bad/malformed.json", "release-notes.txt"},
+	{"employee-handbook.md", "employee-handbook.md"},
+}
+
+// files are the next upload's parts of op.
+func (g *gen) files(op string) []model.File {
 	var out []model.File
-	for range 1 + g.r.IntN(3) {
-		out = append(out, g.file(pool[g.r.IntN(len(pool))]))
-	}
-	if g.chance(5) {
-		out = append(out, g.file("bad/"+[]string{"empty.txt", "binary.bin", "malformed.json"}[g.r.IntN(3)]))
+	set := fileSets[g.turns["files:"+op]%len(fileSets)]
+	g.cycle("files:"+op, "")
+	for _, name := range set {
+		out = append(out, g.file(name))
 	}
 	return out
 }
@@ -196,7 +220,8 @@ func (g *gen) retarget(c model.Call, in intent) (model.Call, bool) {
 		if len(ids) == 0 {
 			return c, false
 		}
-		id = ids[g.r.IntN(len(ids))]
+		id = ids[g.turns["near:"+param]%min(len(ids), 4)]
+		g.cycle("near:"+param, "")
 	}
 	switch {
 	case c.Path[param] != "":

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,8 +69,9 @@ func (m *Model) Kinds() []string {
 // NearMisses are ids close to the real ids of kind in the account of key
 // k that no resource of that kind has, in either account as far as the
 // model knows: a number one off a real one, a string with one character
-// changed. A call naming one must be refused (404) once the model knows the
-// account's resources of that kind whole.
+// changed; those made from live resources first. A call naming one must be
+// refused (404) once the model knows the account's resources of that kind
+// whole.
 func (m *Model) NearMisses(kind string, k Key) []string {
 	kd := m.cat.byParam[kind]
 	if kd == nil || !k.account() {
@@ -81,7 +84,9 @@ func (m *Model) NearMisses(kind string, k Key) []string {
 			out = append(out, id)
 		}
 	}
-	for _, r := range m.accts[k].records {
+	records := slices.Clone(m.accts[k].records)
+	slices.SortStableFunc(records, func(a, b *record) int { return cmp.Compare(a.gone, b.gone) })
+	for _, r := range records {
 		if r.kind != kd {
 			continue
 		}
