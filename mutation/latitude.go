@@ -29,7 +29,7 @@ var latitude = []Mutant{
 			return v
 		}))},
 	{Name: "valid-ids-scrambled", Area: "variant", Valid: true,
-		Breaks: "model, dataset and evaluation ids are large and in no order (opaque numbers, not a sequence)",
+		Breaks:  "model, dataset and evaluation ids are large and in no order (opaque numbers, not a sequence)",
 		Request: unscrambleRequest,
 		Answer: jsonAnswer(func(x *Exchange, _ int, v any) any {
 			deletes := x.Client.Method == http.MethodDelete && !strings.HasPrefix(x.Client.URL.Path, pathConversations)

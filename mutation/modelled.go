@@ -270,7 +270,7 @@ var modelled = []Mutant{
 	// Decided, not declared: that the name is free, so nothing else can be
 	// refused, is D-19's reading.
 	{Name: "named-benchmark-beir-refused", Area: "model", Decided: "D-19",
-		Breaks: `an evaluation create naming benchmark_type "beir" (the value §4.5 shows) is refused (422)`,
+		Breaks:  `an evaluation create naming benchmark_type "beir" (the value §4.5 shows) is refused (422)`,
 		Request: refuseJSON(func(body map[string]any) bool { return body["benchmark_type"] == "beir" }),
 		Answer:  refusedAnswer},
 }

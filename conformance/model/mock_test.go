@@ -173,7 +173,6 @@ func items(a model.Answer) int {
 	return 0
 }
 
-
 // tour runs every operation against resources in each of their states:
 // models pending, training and ready (the fixtures have a failed one), and
 // evaluations pending, running, completed and failed (no data to answer
