@@ -146,12 +146,19 @@ func (m *Model) remove(x *expectation, r *record) {
 			r.gone, r.goneBasis = soft, e.basis()
 		}
 	}
+	m.cascade(x.acct, r)
+}
+
+// cascade applies a record's delete to the records that refer to it:
+// those whose reference says they go with it are deleted, the others may
+// show what they computed from it differently.
+func (m *Model) cascade(a *account, r *record) {
 	for _, k := range m.cat.kinds {
 		for f, ref := range k.refs {
 			if ref.kind != r.kind {
 				continue
 			}
-			for _, rr := range x.acct.records {
+			for _, rr := range a.records {
 				if rr.kind != k || rr.gone != live || !refersTo(rr, f, r.id) {
 					continue
 				}
@@ -163,6 +170,24 @@ func (m *Model) remove(x *expectation, r *record) {
 			}
 		}
 	}
+}
+
+// orphaned returns the record r would go with whose delete went
+// unanswered, nil when none.
+func (m *Model) orphaned(a *account, r *record) *record {
+	for f, ref := range r.kind.refs {
+		if ref.onDelete != "cascade" {
+			continue
+		}
+		id := r.parent
+		if r.kind.scope != f || id == "" {
+			id = idString(r.stored[f].value)
+		}
+		if p := a.find(ref.kind, id); p != nil && p.gone == maybe {
+			return p
+		}
+	}
+	return nil
 }
 
 // truthy reads a boolean sent as JSON or as query text.

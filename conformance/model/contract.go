@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -332,6 +331,3 @@ func (op *operation) param(in, name string) *openapi3.Parameter {
 	}
 	return nil
 }
-
-// String names the operation.
-func (op *operation) String() string { return fmt.Sprintf("%s %s %s", op.id, op.method, op.path) }

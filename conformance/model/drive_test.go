@@ -50,13 +50,17 @@ type server struct {
 }
 
 // startMock serves a fresh mock with both keys and the default fixtures,
-// wrapped by wrap (nil: none).
-func startMock(t testing.TB, wrap func(http.Handler) http.Handler) server {
+// wrapped by wrap (nil: none); tune (nil: none) changes its config.
+func startMock(t testing.TB, wrap func(http.Handler) http.Handler, tune ...func(*mockserver.Config)) server {
 	t.Helper()
 	clock := lifecycle.NewFakeClock(epoch)
 	fx := fixtures.Default()
-	srv, err := mockserver.New(mockserver.Config{Keys: []string{keyA, keyB}, Seed: 7, Clock: clock, Fixtures: &fx,
-		TrainDuration: trainFor, EvalDuration: evalFor, MaxUploadBytes: uploadLimit})
+	cfg := mockserver.Config{Keys: []string{keyA, keyB}, Seed: 7, Clock: clock, Fixtures: &fx,
+		TrainDuration: trainFor, EvalDuration: evalFor, MaxUploadBytes: uploadLimit}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	srv, err := mockserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +181,7 @@ func (d *driver) send(c model.Call) model.Answer {
 	case model.KeyB:
 		r.Header.Set("Authorization", "Bearer "+keyB)
 	case model.KeyBad:
-		r.Header.Set("Authorization", "Bearer "+keyA[:len(keyA)-1]+"x")
+		r.Header.Set("Authorization", "Bearer "+model.NearKey(keyA))
 	}
 	resp, err := d.client.Do(r)
 	if err != nil {

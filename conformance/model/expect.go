@@ -262,6 +262,9 @@ func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *
 	name := strings.TrimSuffix(k.param, "_id")
 	switch {
 	case r != nil && r.gone == live:
+		if p := m.orphaned(x.acct, r); p != nil {
+			x.may(fmt.Sprintf("%s names a %s whose %s's delete went unanswered", where, name, strings.TrimSuffix(p.kind.param, "_id")), []int{404}, basis{clause: "4"}, "gone")
+		}
 		return r
 	case r != nil && r.gone == maybe:
 		x.add(reason{Refusal: Refusal{Why: fmt.Sprintf("%s names a %s whose delete went unanswered", where, name), Codes: []int{404}, Class: judge.Noted},

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -129,14 +128,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// checkRules is used by tests: every rule of the registry has a judge.
-func checkRules() error {
-	for name, r := range rules {
-		if r.judge == nil {
-			return fmt.Errorf("rule %s has no judge", name)
-		}
-	}
-	return nil
 }

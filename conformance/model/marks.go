@@ -97,12 +97,6 @@ func (m *mark) str(key string) string {
 // list is a list parameter of strings.
 func (m *mark) list(key string) []string { return stringList(m.params[key]) }
 
-// has reports whether the mark carries key (a null value included).
-func (m *mark) has(key string) bool {
-	_, ok := m.params[key]
-	return ok
-}
-
 func stringList(v any) []string {
 	var out []string
 	list, _ := v.([]any)

@@ -169,6 +169,7 @@ func (m *Model) narrow(x *expectation, code int) {
 			}
 		case r.rule == "gone" && code == 404 && r.record != nil && r.record.gone == maybe:
 			r.record.gone = deleted
+			m.cascade(x.acct, r.record)
 		}
 	}
 }

@@ -58,16 +58,29 @@ func (m *Model) listingOf(x *expectation) *listing {
 	if page, ok := m.pageParam(op, call, "page"); ok {
 		l.offset, l.paged = max(page-1, 0)*l.size, true
 	}
+	unsure := false
 	if l.k.scope != "" {
-		if p := x.acct.find(m.cat.byParam[l.k.scope], l.parent); p == nil || p.gone != live {
+		p := x.acct.find(m.cat.byParam[l.k.scope], l.parent)
+		if p == nil || (p.gone != live && p.gone != maybe) {
 			return l // the parent is not the caller's: nothing may be listed
 		}
+		unsure = p.gone == maybe // its delete went unanswered: so may theirs
 	}
 	for _, r := range x.acct.live(l.k, l.parent) {
-		switch m.filterFit(r, l.filter) {
+		fit := m.filterFit(r, l.filter)
+		if unsure && fit == 1 {
+			fit = 0
+		}
+		switch fit {
 		case 1:
 			l.in = append(l.in, r)
 		case 0:
+			l.maybe = append(l.maybe, r)
+		}
+	}
+	for _, r := range x.acct.records {
+		// A record whose delete went unanswered may still be listed.
+		if r.kind == l.k && r.gone == maybe && (l.k.scope == "" || r.parent == l.parent) && m.filterFit(r, l.filter) >= 0 {
 			l.maybe = append(l.maybe, r)
 		}
 	}

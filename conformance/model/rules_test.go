@@ -248,3 +248,51 @@ func TestListsAndNames(t *testing.T) {
 	wantFinding(t, m, taken, ok(t, `{"status":"success","data":{"id":8,"name":"SECOND","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":`+ts1+`,"updated_at":`+ts1+`}}`),
 		"status", "unique", judge.Decided)
 }
+
+func TestUnansweredWritesAreLearnedAgain(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	conv := "3f2b8c1e-8d4a-4c49-9a51-0d6c8f1e2a77"
+	clean(t, m, model.Call{Op: "createEvaluation", Key: model.KeyA, Body: map[string]any{"name": "Weekly", "model_id": json.Number("2")}},
+		ok(t, `{"status":"success","data":{"id":5,"name":"Weekly","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":`+ts1+`,"updated_at":`+ts1+`}}`))
+	for _, c := range []model.Call{
+		{Op: "updateEvaluation", Key: model.KeyA, Path: map[string]string{"evaluation_id": "5"}, Body: map[string]any{"name": "Monthly"}},
+		{Op: "startEvaluation", Key: model.KeyA, Path: map[string]string{"evaluation_id": "5"}},
+		{Op: "runInference", Key: model.KeyA, Body: map[string]any{"query": "Leave?", "model_id": json.Number("2"), "conversation_id": conv}},
+		{Op: "deleteModel", Key: model.KeyA, Path: map[string]string{"model_id": "2"}},
+	} {
+		if v := m.Observe(c, model.Answer{Status: 502}); len(v.Findings) > 0 {
+			t.Fatalf("%s: %v", c.Op, v.Findings)
+		}
+	}
+	// Whatever the lost calls did is learned, not judged: the name either
+	// way, a run or none, two messages or none, the model there or gone.
+	clean(t, m, model.Call{Op: "getEvaluation", Key: model.KeyA, Path: map[string]string{"evaluation_id": "5"}},
+		ok(t, `{"status":"success","data":{"id":5,"name":"Monthly","type":"ragas","model_id":2,"status":"completed","model":{"id":2,"name":"Helper","status":"ready"},"created_at":`+ts1+`,"updated_at":`+ts1+`,"started_at":`+ts1+`,"completed_at":`+ts1+`,"results":{"scores":{"faithfulness":1}}}}`))
+	clean(t, m, model.Call{Op: "listConversations", Key: model.KeyA, Query: query("model_id", "2")},
+		ok(t, `{"status":"success","data":[{"id":"`+conv+`","model_id":2,"title":"Leave","total_messages":2,"message":"25 days.","message_timestamp":`+ts1+`,"created_at":`+ts1+`,"updated_at":`+ts1+`}]}`))
+	clean(t, m, model.Call{Op: "getModel", Key: model.KeyA, Path: map[string]string{"model_id": "2"}}, answer(t, 404, `{"status":"error","message":"gone"}`))
+	// Once learned, they are judged again.
+	wantFinding(t, m, model.Call{Op: "getEvaluation", Key: model.KeyA, Path: map[string]string{"evaluation_id": "5"}},
+		ok(t, `{"status":"success","data":{"id":5,"name":"Weekly","type":"ragas","model_id":2,"status":"completed","model":{"id":2,"name":"Helper","status":null},"created_at":`+ts1+`,"updated_at":`+ts1+`,"started_at":`+ts1+`,"completed_at":`+ts1+`,"results":{"scores":{"faithfulness":1}}}}`),
+		"/data/name", "stored", judge.Decided)
+}
+
+func TestAJSONAnswerReachesItsConversation(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	conv := "3f2b8c1e-8d4a-4c49-9a51-0d6c8f1e2a77"
+	ask := model.Call{Op: "runInference", Key: model.KeyA, Accept: "application/json",
+		Body: map[string]any{"query": "How long is leave?", "model_id": json.Number("2"), "conversation_id": conv, "max_tokens": json.Number("3")}}
+	if got := m.Expect(ask).Statuses(); len(got) != 1 || got[0] != 200 {
+		t.Fatalf("statuses of a valid inference: %v", got)
+	}
+	wantFinding(t, m, ask, ok(t, `{"status":"success","data":{"response":"25 days off.","conversation_id":"`+conv+`","thread_id":"t","tokens_used":4,"latency_ms":3}}`),
+		"/data/tokens_used", "tokens", judge.Decided)
+	wantFinding(t, m, model.Call{Op: "listConversations", Key: model.KeyA, Query: query("model_id", "2")},
+		ok(t, `{"status":"success","data":[{"id":"`+conv+`","model_id":2,"title":"Leave","total_messages":2,"message":"25 days","message_timestamp":`+ts1+`,"created_at":`+ts1+`,"updated_at":`+ts1+`}]}`),
+		"/data/0/message", "last", judge.Decided)
+	if got := m.Expect(model.Call{Op: "getModel", Key: model.KeyNone, Path: map[string]string{"model_id": "2"}}).Statuses(); len(got) != 1 || got[0] != 401 {
+		t.Fatalf("statuses without a key: %v", got)
+	}
+}

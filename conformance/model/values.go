@@ -37,12 +37,6 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-// text reads a string.
-func text(v any) (string, bool) {
-	s, ok := v.(string)
-	return s, ok
-}
-
 func normText(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 
 // same reports whether got (read) is want (written or remembered).
