@@ -22,7 +22,8 @@ func (g Gap) String() string { return g.Pointer + ": " + g.Problem }
 
 // Gaps walks every answer of every operation of doc — each documented JSON
 // response and each event stream's chunk (its x-event-schema), every
-// property, through references, allOf wrappers and array items — and lists
+// property, through references, allOf wrappers, oneOf and anyOf branches
+// and array items — and lists
 // each field that has neither a prediction rule nor an exemption with its
 // reason. An object that is always there and whose own properties carry
 // the predictions (an envelope's data) needs no mark; an array or a

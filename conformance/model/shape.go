@@ -95,6 +95,26 @@ func (c *compiler) compile(ref *openapi3.SchemaRef, ptr string) *shape {
 	if s.Items != nil {
 		sh.items = c.compile(s.Items, ptr+"/items")
 	}
+	// oneOf and anyOf: the properties of every branch, so that each is
+	// judged, and found when it has no mark (AnyValue's branches have none).
+	for _, alt := range []struct {
+		key  string
+		refs openapi3.SchemaRefs
+	}{{"oneOf", s.OneOf}, {"anyOf", s.AnyOf}} {
+		for i, b := range alt.refs {
+			branch := c.compile(b, fmt.Sprintf("%s/%s/%d", ptr, alt.key, i))
+			for _, name := range branch.names {
+				if sh.props == nil {
+					sh.props, sh.typ = map[string]*shape{}, "object"
+				}
+				if _, dup := sh.props[name]; !dup {
+					sh.props[name] = branch.props[name]
+					sh.names = append(sh.names, name)
+				}
+			}
+		}
+	}
+	sort.Strings(sh.names)
 	if t, ok := s.Extensions["x-transitions"].(map[string]any); ok {
 		sh.machine = readMachine(t, sh.seedMark)
 	}
