@@ -82,6 +82,9 @@ type operation struct {
 	refuses  []fieldEffect
 	stored   map[string]storage
 	statuses []int
+	// codes are what answering with each documented status rests on: the
+	// decision its response carries (D-17, D-15), else the reference (§7).
+	codes map[int]basis
 	// decided is the basis of the operation's own x-decision, when decided
 	// (D-07 on the dataset delete: what a delete does is ours).
 	decided basis
@@ -136,7 +139,7 @@ func newCatalog(doc *openapi3.T) *catalog {
 }
 
 func (c *catalog) add(comp *compiler, path, method string, item *openapi3.PathItem, op *openapi3.Operation) {
-	x := &operation{id: op.OperationID, method: method, path: path, paging: map[string]string{}, stored: map[string]storage{}}
+	x := &operation{id: op.OperationID, method: method, path: path, paging: map[string]string{}, stored: map[string]storage{}, codes: map[int]basis{}}
 	x.role, x.kind, x.coll = c.roleOf(path, method)
 	for _, pr := range append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...) {
 		if pr.Value == nil {
@@ -187,6 +190,11 @@ func (c *catalog) add(comp *compiler, path, method string, item *openapi3.PathIt
 			continue
 		}
 		x.statuses = append(x.statuses, n)
+		x.codes[n] = basis{clause: "7"}
+		if d, ok := r.Value.Extensions["x-decision"].(map[string]any); ok && d["class"] == "decided" {
+			row, _ := d["row"].(string)
+			x.codes[n] = basis{decision: row}
+		}
 		rp := ptr + code
 		if r.Ref != "" {
 			rp = refPointer(r.Ref)
@@ -330,4 +338,25 @@ func (op *operation) param(in, name string) *openapi3.Parameter {
 		}
 	}
 	return nil
+}
+
+// codeBasis is what answering with one of codes rests on: a decision when
+// any of them is decided.
+func (op *operation) codeBasis(codes ...int) basis {
+	b := basis{clause: "7"}
+	for _, c := range codes {
+		if cb, ok := op.codes[c]; ok {
+			b = b.weaker(cb)
+		}
+	}
+	return b
+}
+
+// keeps is what remembering a value the server chose rests on: the
+// decision the kind's identity mark names (D-34).
+func (k *kind) keeps() basis {
+	if f := k.identityField(); f != "" {
+		return k.record.props[f].mark.onDecision()
+	}
+	return basis{}
 }

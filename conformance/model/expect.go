@@ -114,7 +114,7 @@ func (m *Model) expect(c Call) *expectation {
 		if c.Key == KeyBad {
 			why = "the key is not one the server gave"
 		}
-		x.must(why, []int{401}, basis{clause: "5.3"}, basis{clause: "5.3"}, "auth")
+		x.must(why, []int{401}, basis{clause: "5.3"}, op.codeBasis(401), "auth")
 		return x
 	}
 	x.acct = m.accts[c.Key]
@@ -152,7 +152,7 @@ func (m *Model) validity(x *expectation) {
 	if c.Raw != nil && op.media == "application/json" {
 		var v any
 		if err := json.Unmarshal(c.Raw, &v); err != nil {
-			x.must("the body is not JSON", []int{400, 422}, basis{clause: "1"}, basis{decision: "D-17"}, "request")
+			x.must("the body is not JSON", []int{400, 422}, basis{clause: "1"}, op.codeBasis(400, 422), "request")
 			return
 		}
 		x.body = v
@@ -165,17 +165,17 @@ func (m *Model) validity(x *expectation) {
 	}
 	size := r.ContentLength
 	if ok, errs := m.declared.Request(op.id).Validate(r); !ok {
-		x.must("it breaks the declared request schema: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, basis{clause: "4"}, basis{decision: "D-17"}, "request")
+		x.must("it breaks the declared request schema: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, basis{clause: "4"}, op.codeBasis(400, 413, 422), "request")
 	} else if r2, err := valid.request(op); err == nil {
 		if ok, errs := m.strict.Request(op.id).Validate(r2); !ok {
-			x.may("it breaks a decided bound: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, basis{decision: "D-15"}, "request")
+			x.may("it breaks a decided bound: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, op.codeBasis(400, 413, 422), "request")
 		}
 	}
 	if size > maxPlainBody {
-		x.may("its body is large and the reference shows no limit", []int{413}, basis{decision: "D-15"}, "request")
+		x.may("its body is large and the reference shows no limit", []int{413}, op.codeBasis(413), "request")
 	}
 	for _, field := range blankFields(x) {
-		x.may(field+" is blank: a server may trim it to nothing", []int{400, 422}, basis{decision: "D-15"}, "request")
+		x.may(field+" is blank: a server may trim it to nothing", []int{400, 422}, op.codeBasis(400, 422), "request")
 	}
 }
 
@@ -257,7 +257,7 @@ func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *
 			x.may(why, []int{404}, b, "gone")
 			return
 		}
-		x.must(why, []int{404}, b, basis{decision: "D-17"}, "gone")
+		x.must(why, []int{404}, b, x.op.codeBasis(404), "gone")
 	}
 	name := strings.TrimSuffix(k.param, "_id")
 	switch {
@@ -268,7 +268,7 @@ func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *
 		return r
 	case r != nil && r.gone == maybe:
 		x.add(reason{Refusal: Refusal{Why: fmt.Sprintf("%s names a %s whose delete went unanswered", where, name), Codes: []int{404}, Class: judge.Noted},
-			basis: basis{clause: "4"}, codeBasis: basis{decision: "D-17"}, rule: "gone", record: r})
+			basis: basis{clause: "4"}, codeBasis: x.op.codeBasis(404), rule: "gone", record: r})
 		return r
 	case r != nil:
 		refuse(fmt.Sprintf("%s names a deleted %s", where, name), r.goneBasis)

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -29,7 +31,8 @@ func (g Gap) String() string { return g.Pointer + ": " + g.Problem }
 // the predictions (an envelope's data) needs no mark; an array or a
 // nullable object does (its rule says when it is there and what it holds).
 // Gaps are sorted by pointer; each is listed once however many answers
-// reach it.
+// reach it. An x-effect or x-refuse entry naming a rule the model does not
+// implement is a gap too.
 func Gaps(doc *openapi3.T) []Gap {
 	comp := newCompiler(doc)
 	g := &gapWalk{seen: map[*shape]bool{}}
@@ -38,12 +41,14 @@ func Gaps(doc *openapi3.T) []Gap {
 		ops := item.Operations()
 		for _, method := range sortedKeys(ops) {
 			op := ops[method]
+			at := "/paths/" + escape(path) + "/" + strings.ToLower(method)
+			g.effects(at, op)
 			for _, code := range sortedKeys(op.Responses.Map()) {
 				r := op.Responses.Value(code)
 				if r == nil || r.Value == nil {
 					continue
 				}
-				ptr := "/paths/" + escape(path) + "/" + method + "/responses/" + code
+				ptr := at + "/responses/" + code
 				if r.Ref != "" {
 					ptr = refPointer(r.Ref)
 				}
@@ -77,6 +82,42 @@ type gapWalk struct {
 
 func (g *gapWalk) add(ptr, problem string) {
 	g.gaps = append(g.gaps, Gap{Pointer: ptr, Problem: problem})
+}
+
+// effects checks that every x-effect and x-refuse entry of an operation
+// (on it, its request body or a field of it) names a rule the model
+// implements.
+func (g *gapWalk) effects(ptr string, op *openapi3.Operation) {
+	check := func(at string, ext map[string]any, key string, known func(string) bool) {
+		for _, e := range readEffects(ext, key, at) {
+			if !known(e.rule) {
+				g.add(at, fmt.Sprintf("%s names rule %q, which the model does not implement", key, e.rule))
+			}
+		}
+	}
+	isEffect := func(r string) bool { _, ok := effectRules[r]; return ok }
+	isRefusal := func(r string) bool { _, ok := refuseRules[r]; return ok }
+	check(ptr, op.Extensions, "x-effect", isEffect)
+	check(ptr, op.Extensions, "x-refuse", isRefusal)
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return
+	}
+	for _, media := range sortedKeys(op.RequestBody.Value.Content) {
+		mt := op.RequestBody.Value.Content[media]
+		if mt.Schema == nil || mt.Schema.Value == nil {
+			continue
+		}
+		at := ptr + "/requestBody/content/" + escape(media) + "/schema"
+		if mt.Schema.Ref != "" {
+			at = refPointer(mt.Schema.Ref)
+		}
+		check(at, mt.Schema.Value.Extensions, "x-refuse", isRefusal)
+		for _, name := range sortedKeys(mt.Schema.Value.Properties) {
+			if p := mt.Schema.Value.Properties[name]; p.Value != nil {
+				check(at+"/properties/"+escape(name), p.Value.Extensions, "x-refuse", isRefusal)
+			}
+		}
+	}
 }
 
 // object walks the properties of an object shape (an answer's root, a

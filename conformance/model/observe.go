@@ -140,7 +140,7 @@ func (x *expectation) codeBasis() basis {
 	if len(x.reasons) > 0 {
 		return x.reasons[0].codeBasis
 	}
-	return basis{decision: "D-17"}
+	return x.op.codeBasis()
 }
 
 func ints(list []int) string {

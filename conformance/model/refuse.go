@@ -32,7 +32,7 @@ func (m *Model) states(x *expectation) {
 		known, poss := r.states[field], m.possible(r, field)
 		b := e.basis()
 		why := fmt.Sprintf("%s %s is %s, and %s refuses it", strings.TrimSuffix(r.kind.param, "_id"), r.id, poss, strings.Join(refusedIn, "|"))
-		rs := reason{Refusal: Refusal{Why: why, Codes: []int{status}, Class: b.class()}, basis: b, codeBasis: basis{decision: decision}, rule: "state", state: e, record: r}
+		rs := reason{Refusal: Refusal{Why: why, Codes: []int{status}, Class: b.class()}, basis: b, codeBasis: basis{decision: decision}.weaker(x.op.codeBasis(status)), rule: "state", state: e, record: r}
 		switch {
 		case known == nil:
 			rs.Why, rs.Class = fmt.Sprintf("%s %s is in a state the model has not seen", strings.TrimSuffix(r.kind.param, "_id"), r.id), judge.Noted
@@ -146,41 +146,55 @@ func sameName(a, b string, fold bool) bool {
 	return a == b
 }
 
-// refuseRule applies one x-refuse entry. Each is a rule a decision states
-// in words that no schema keyword can say; the contract places it.
-func (m *Model) refuseRule(x *expectation, e fieldEffect) {
-	status, decision := e.refusal()
-	b := basis{decision: decision}
-	must := func(why string) { x.must(why, []int{status}, b, b, "refuse:"+e.rule) }
-	switch e.rule {
-	case "content":
-		m.contentRule(x, e, must, b, status)
-	case "urls":
+// refuseRules are the x-refuse rules the model implements: refusals a
+// decision states in words that no schema keyword can say (D-08, D-10,
+// D-19, D-21, D-23). The contract places each and gives its status; must
+// adds the refusal.
+var refuseRules = map[string]func(m *Model, x *expectation, e fieldEffect, must func(string), b basis, status int){
+	"content": (*Model).contentRule,
+	"urls": func(_ *Model, x *expectation, e fieldEffect, must func(string), _ basis, _ int) {
+		if x.call.Form == nil {
+			return
+		}
 		for _, u := range splitList(x.call.Form.Fields[e.field], e.str("seps")) {
 			p, err := url.Parse(u)
 			if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 				must(fmt.Sprintf("%s: %q is not an absolute http(s) URL", e.field, u))
 			}
 		}
-	case "given":
+	},
+	"given": func(_ *Model, x *expectation, e fieldEffect, must func(string), _ basis, _ int) {
 		_, inBody := x.call.field(e.str("field"))
 		if !inBody && !x.call.Query.Has(e.str("field")) {
 			must(e.str("field") + " is given neither in the body nor in the query")
 		}
-	case "among":
+	},
+	"among": func(m *Model, x *expectation, e fieldEffect, must func(string), _ basis, _ int) {
 		m.amongRule(x, e, must)
-	case "name":
+	},
+	"name": func(_ *Model, x *expectation, e fieldEffect, must func(string), _ basis, _ int) {
 		if v, ok := x.call.field(e.field); ok {
 			if s, ok := v.(string); ok && !validName(s) {
 				must(fmt.Sprintf("%s %q breaks the naming rules", e.field, s))
 			}
 		}
-	case "same-parent":
+	},
+	"same-parent": func(_ *Model, x *expectation, e fieldEffect, must func(string), _ basis, _ int) {
 		r := x.refs[e.field]
 		other, ok := x.call.field(e.str("field"))
 		if r != nil && ok && r.parent != "" && r.parent != idString(other) {
 			must(fmt.Sprintf("%s %s belongs to %s %s, not %s", e.field, r.id, e.str("field"), r.parent, idString(other)))
 		}
+	},
+}
+
+// refuseRule applies one x-refuse entry.
+func (m *Model) refuseRule(x *expectation, e fieldEffect) {
+	status, decision := e.refusal()
+	b := basis{decision: decision}
+	must := func(why string) { x.must(why, []int{status}, b, b, "refuse:"+e.rule) }
+	if f := refuseRules[e.rule]; f != nil {
+		f(m, x, e, must, b, status)
 	}
 }
 

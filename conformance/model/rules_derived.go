@@ -130,7 +130,7 @@ func ruleLast(c *cell) {
 	}
 	if !coll.whole {
 		if old, same := c.remember(c.f.rec.facts, "last:"+field); !same {
-			c.find("latitude", "unchanged: "+show(old.value), c.got(), basis{decision: "D-34"})
+			c.find("latitude", "unchanged: "+show(old.value), c.got(), c.f.rec.kind.keeps())
 		}
 		return
 	}

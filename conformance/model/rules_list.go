@@ -259,7 +259,7 @@ func (m *Model) listed(c *cell, l *listing, id string, pos int, order, ptr strin
 			return nil
 		}
 		if l.sc.whole && l.sc.phantoms == 0 {
-			c.j.find(ptr, "list:unknown", "only records the account holds", "an unknown "+id, basis{decision: "D-34"})
+			c.j.find(ptr, "list:unknown", "only records the account holds", "an unknown "+id, l.k.keeps())
 			return nil
 		}
 		r = m.newRecord(a, l.k, id)

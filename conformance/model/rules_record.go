@@ -56,7 +56,7 @@ func ruleStored(c *cell) {
 	}
 	if r.learn || r.learnOne[c.name] {
 		if c.present {
-			r.stored[c.name] = fact{value: c.v, basis: basis{decision: "D-34"}}
+			r.stored[c.name] = fact{value: c.v, basis: r.kind.keeps()}
 		}
 		return
 	}
@@ -102,7 +102,7 @@ func ruleSplit(c *cell) {
 	switch {
 	case r.adopted || r.learn:
 		if old, same := c.remember(r.facts, c.key()); !same {
-			c.find("latitude", "unchanged: "+show(old.value), c.got(), basis{decision: "D-34"})
+			c.find("latitude", "unchanged: "+show(old.value), c.got(), c.f.rec.kind.keeps())
 		}
 	case !ok:
 		if c.present && !blank(c.v) {
@@ -219,7 +219,7 @@ func ruleByState(c *cell) {
 		c.after()
 		if facts := c.facts(); facts != nil {
 			if old, same := c.remember(facts, c.key()); !same {
-				c.find("latitude", "unchanged while "+st+": "+show(old.value), c.got(), basis{decision: "D-34"})
+				c.find("latitude", "unchanged while "+st+": "+show(old.value), c.got(), r.kind.keeps())
 			}
 		}
 	case "null":
