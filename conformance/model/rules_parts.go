@@ -52,7 +52,7 @@ func failedNames(op *operation, data any) ([]string, bool) {
 		for _, el := range list {
 			if s, ok := el.(string); ok {
 				out = append(out, s)
-			} else if n, ok := dig(el, "name"); ok {
+			} else if n, ok := dig(el, first(itemProp(p.items))); ok {
 				s, _ := n.(string)
 				out = append(out, s)
 			}
@@ -120,9 +120,10 @@ func partNames(c *cell, files []File, want fate) {
 	for i, el := range list {
 		s, isText := el.(string)
 		if obj, isObj := el.(map[string]any); isObj && c.s.items != nil {
-			n, _ := obj["name"].(string)
+			prop, field := itemProp(c.s.items)
+			n, _ := obj[prop].(string)
 			s, isText = n, true
-			it := &item{fields: map[string]any{"name": n}, facts: map[string]fact{}}
+			it := &item{fields: map[string]any{field: n}, facts: map[string]fact{}}
 			c.j.walkObject(frame{rec: c.f.rec, item: it, top: c.f.top, sig: c.f.sig}, c.s.items, obj, c.ptr+"/"+strconv.Itoa(i))
 		}
 		if isText {
@@ -185,3 +186,19 @@ func ruleTime(c *cell) {
 	}
 	facts[key] = fact{value: c.v, sig: c.f.sig}
 }
+
+// itemProp is the property of a list's items an item mark stands on (the
+// part's name) and the item field it names.
+func itemProp(items *shape) (prop, field string) {
+	if items == nil {
+		return "", ""
+	}
+	for _, name := range items.names {
+		if p := items.props[name]; p.mark != nil && p.mark.rule == "item" {
+			return name, p.mark.str("field")
+		}
+	}
+	return "", ""
+}
+
+func first(a, _ string) string { return a }
