@@ -63,8 +63,8 @@ go-test: ## unit and integration tests with the race detector
 # The reference model's proofs: each mutant only it kills is killed, each
 # variant where it has latitude is passed. Without -race: 44 driven runs of
 # a one-caller model (the mock's concurrency is go-test's).
-model-proof: ## the reference model against every mutant only it kills and every valid variant (~30 s)
-	go test -count=1 -run 'TestModel(Kills|Passes)' ./conformance/model/
+model-proof: ## the reference model against every mutant only it kills, every valid variant and lost answers (~30 s)
+	go test -count=1 -run 'TestModel(Kills|Passes)|TestLostAnswers' ./conformance/model/
 
 # Fuzz targets as package:Target. A crasher the fuzzer finds is written to
 # the package's testdata/fuzz/<Target>/: commit it, it becomes a regression seed.

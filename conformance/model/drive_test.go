@@ -82,8 +82,15 @@ type step struct {
 
 // driver sends calls and collects the model's findings.
 type driver struct {
-	t      testing.TB
-	m      *model.Model
+	t testing.TB
+	m *model.Model
+	// shadow, when set, is a model that does not know when the server's
+	// clock moves (as the explore phase does not): it observes the same
+	// exchanges, and only its timing findings are allowed.
+	shadow *model.Model
+	// firm are the shadow's findings that are not timing ones.
+	firm   []found
+	timing int
 	srv    server
 	client *http.Client
 	ops    map[string]spec.Operation
@@ -120,6 +127,13 @@ func (d *driver) do(c model.Call) model.Answer {
 	a := d.send(c)
 	v := d.m.Observe(c, a)
 	d.steps = append(d.steps, step{call: c, status: a.Status, verdict: v})
+	if d.shadow != nil {
+		sv := d.shadow.Observe(c, a)
+		for _, f := range sv.Findings {
+			d.firm = append(d.firm, found{len(d.steps) - 1, f})
+		}
+		d.timing += len(sv.Timing)
+	}
 	if d.cover[c.Op] == nil {
 		d.cover[c.Op] = map[int]int{}
 	}
