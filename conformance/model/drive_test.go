@@ -95,8 +95,10 @@ type driver struct {
 	client *http.Client
 	ops    map[string]spec.Operation
 	steps  []step
-	// cover counts the statuses each operation got.
-	cover map[string]map[int]int
+	// cover counts the statuses each operation got; toured the states of
+	// the resource each operation of the tour met.
+	cover  map[string]map[int]int
+	toured map[string]map[string]int
 	// found are the findings, with the step that made each.
 	found []found
 }
@@ -108,7 +110,7 @@ type found struct {
 
 func newDriver(t testing.TB, srv server) *driver {
 	d := &driver{t: t, m: model.New(model.Config{Frozen: true}), srv: srv,
-		client: &http.Client{Timeout: 20 * time.Second}, ops: map[string]spec.Operation{}, cover: map[string]map[int]int{}}
+		client: &http.Client{Timeout: 20 * time.Second}, ops: map[string]spec.Operation{}, cover: map[string]map[int]int{}, toured: map[string]map[string]int{}}
 	for _, op := range spec.Strict().Operations {
 		d.ops[op.ID] = op
 	}

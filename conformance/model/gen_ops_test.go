@@ -315,6 +315,7 @@ func minimal(c model.Call) model.Call {
 		"runInference":       {"query", "model_id"},
 		"createConversation": {"model_id"},
 		"createEvaluation":   {"name", "model_id"},
+		"updateEvaluation":   {"description"},
 	}[c.Op]
 	body, ok := c.Body.(map[string]any)
 	if !ok || keep == nil {
@@ -326,8 +327,11 @@ func minimal(c model.Call) model.Call {
 			out[k] = v
 		}
 	}
-	if c.Op == "runInference" {
+	switch c.Op {
+	case "runInference":
 		out["query"] = "How long is the warranty?"
+	case "updateEvaluation":
+		out["description"] = "Weekly quality check"
 	}
 	c.Body, c.Accept = out, ""
 	return c

@@ -227,51 +227,46 @@ func (d *driver) tour(g *gen) {
 			}
 		}
 		d.advance(wait)
-		for _, op := range modelOps {
-			for _, id := range made {
-				if c, ok := g.success(op); ok && id != "" {
-					c = minimal(c)
-					aim(&c, "model_id", id)
-					d.do(c)
-				}
-			}
-		}
+		d.touring(g, modelOps, "model_id", made)
 	}
-	evalOps := []string{"getEvaluation", "updateEvaluation", "listEvaluations", "checkEvaluationName", "runRagasEvaluation", "startEvaluation", "deleteEvaluation"}
+	if failed, ok := g.pick("model_id", model.KeyA, in("only", "failed")); ok {
+		d.touring(g, modelOps[:len(modelOps)-1], "model_id", []string{failed.ID})
+	}
+	// Evaluations: the operations that move a state each get an evaluation
+	// of their own in each stage; the others share one.
+	shared := []string{"getEvaluation", "updateEvaluation", "listEvaluations", "checkEvaluationName"}
+	moving := []string{"runRagasEvaluation", "startEvaluation", "deleteEvaluation"}
+	noData, _ := d.modelWithoutData(g)
+	withData := d.modelWithData(g)
 	for _, stage := range []string{"pending", "running", "completed", "failed"} {
-		c, ok := g.call("createEvaluation", success)
-		if !ok {
-			continue
-		}
-		if stage == "failed" {
-			m, ok := d.modelWithoutData(g)
+		var ids []string
+		for range 1 + len(moving) {
+			c, ok := g.call("createEvaluation", success)
 			if !ok {
 				continue
 			}
-			aim(&c, "model_id", m)
+			aim(&c, "model_id", withData)
+			if stage == "failed" {
+				aim(&c, "model_id", noData)
+			}
+			if id := createdID(d.do(c)); id != "" {
+				ids = append(ids, id)
+			}
 		}
-		id := createdID(d.do(c))
-		if id == "" {
+		if len(ids) < 1+len(moving) {
 			continue
 		}
-		at := map[string]string{"evaluation_id": id}
-		if stage != "pending" {
-			d.do(model.Call{Op: "startEvaluation", Key: model.KeyA, Path: at})
+		for _, id := range ids {
+			if stage != "pending" {
+				d.do(model.Call{Op: "startEvaluation", Key: model.KeyA, Path: map[string]string{"evaluation_id": id}})
+			}
 		}
 		if stage == "completed" || stage == "failed" {
 			d.advance(evalFor)
 		}
-		for _, op := range evalOps {
-			c := model.Call{Op: op, Key: model.KeyA, Path: at}
-			switch op {
-			case "updateEvaluation":
-				c.Body = map[string]any{"description": "Weekly quality check"}
-			case "runRagasEvaluation":
-				c.Body = g.ragas()
-			case "listEvaluations", "checkEvaluationName":
-				c, _ = g.success(op)
-			}
-			d.do(c)
+		d.touring(g, shared, "evaluation_id", ids[:1])
+		for i, op := range moving {
+			d.touring(g, []string{op}, "evaluation_id", ids[1+i:2+i])
 		}
 	}
 }
@@ -323,6 +318,39 @@ func (d *driver) effects(g *gen) {
 	d.do(model.Call{Op: "getModel", Key: model.KeyA, Path: map[string]string{"model_id": m2}})
 }
 
+// touring runs each of ops against each of the resources ids, after a read
+// that shows the state each is in, and counts the states it met.
+func (d *driver) touring(g *gen, ops []string, kind string, ids []string) {
+	get := map[string]string{"model_id": "getModel", "evaluation_id": "getEvaluation"}[kind]
+	for _, id := range ids {
+		if id != "" {
+			d.do(model.Call{Op: get, Key: model.KeyA, Path: map[string]string{kind: id}})
+		}
+	}
+	for _, op := range ops {
+		for _, id := range ids {
+			if c, ok := g.success(op); ok && id != "" {
+				c = minimal(c)
+				aim(&c, kind, id)
+				d.tally(op, kind, id)
+				d.do(c)
+			}
+		}
+	}
+}
+
+// tally counts the state the resource id is in when op is sent to it.
+func (d *driver) tally(op, kind, id string) {
+	for _, r := range d.m.Resources(model.KeyA) {
+		if r.Kind == kind && r.ID == id && len(r.States["status"]) == 1 {
+			if d.toured[op] == nil {
+				d.toured[op] = map[string]int{}
+			}
+			d.toured[op][r.States["status"][0]]++
+		}
+	}
+}
+
 // modelWithoutData makes a model of a dataset of URLs only: nothing to
 // answer from, so an evaluation of it fails (D-12).
 func (d *driver) modelWithoutData(g *gen) (string, bool) {
@@ -334,6 +362,16 @@ func (d *driver) modelWithoutData(g *gen) (string, bool) {
 	id := createdID(d.do(model.Call{Op: "createModel", Key: model.KeyA, Body: map[string]any{"model_name": g.text("model"), "dataset_id": ds}}))
 	d.advance(trainFor)
 	return id, id != ""
+}
+
+// modelWithData makes a trained model of a dataset of readable text: an
+// evaluation of it completes.
+func (d *driver) modelWithData(g *gen) string {
+	ds := createdID(d.do(model.Call{Op: "createDataset", Key: model.KeyA, Form: &model.Form{Fields: map[string][]string{
+		"dataset_name": {g.text("handbook")}}, Files: []model.File{g.file("employee-handbook.md")}}}))
+	id := createdID(d.do(model.Call{Op: "createModel", Key: model.KeyA, Body: map[string]any{"model_name": g.text("model"), "dataset_id": ds}}))
+	d.advance(trainFor)
+	return id
 }
 
 // createdID is the id a create answered with, "" when it failed.
@@ -402,9 +440,23 @@ func (d *driver) random(g *gen, n int) {
 	}
 }
 
-// checkCoverage requires every operation to have succeeded, and to have
-// got each status an intent provoked it for.
+// checkCoverage requires every operation to have succeeded, and each
+// operation of the tour to have met its resource in each of its states.
 func (d *driver) checkCoverage(t *testing.T) {
+	for op, states := range map[string][]string{
+		"getModel": {"pending", "training", "ready", "failed"}, "listConversations": {"pending", "training", "ready", "failed"},
+		"createConversation": {"pending", "training", "ready", "failed"}, "runInference": {"pending", "training", "ready", "failed"},
+		"createEvaluation": {"pending", "training", "ready", "failed"}, "deleteModel": {"pending", "training", "ready"},
+		"getEvaluation": {"pending", "running", "completed", "failed"}, "updateEvaluation": {"pending", "running", "completed", "failed"},
+		"runRagasEvaluation": {"pending", "running", "completed", "failed"}, "startEvaluation": {"pending", "running", "completed", "failed"},
+		"deleteEvaluation": {"pending", "running", "completed", "failed"},
+	} {
+		for _, s := range states {
+			if d.toured[op][s] == 0 {
+				t.Errorf("%s never met its resource %s (met %v)", op, s, d.toured[op])
+			}
+		}
+	}
 	var rows []string
 	for _, op := range spec.Strict().Operations {
 		got := d.cover[op.ID]
