@@ -165,10 +165,14 @@ func (g *gen) call(op string, in intent) (model.Call, bool) {
 	case deletedID, foreignID, nearMiss:
 		return g.retarget(c, in)
 	case malformed:
-		if c.Body == nil {
+		switch {
+		case c.Form != nil:
+			c.Form, c.Raw, c.ContentType = nil, []byte("--cut\r\nContent-Disposition: form-data; name=\"files\"\r\n\r\nno end"), "multipart/form-data; boundary=cut"
+		case c.Body != nil:
+			c.Body, c.Raw, c.ContentType = nil, []byte(`{"name": "unfinished`), "application/json"
+		default:
 			return c, false
 		}
-		c.Body, c.Raw, c.ContentType = nil, []byte(`{"name": "unfinished`), "application/json"
 		return c, true
 	case tooLarge:
 		return g.large(c)

@@ -460,8 +460,10 @@ func (d *driver) checkCoverage(t *testing.T) {
 	var rows []string
 	for _, op := range spec.Strict().Operations {
 		got := d.cover[op.ID]
-		if got[200] == 0 {
-			t.Errorf("%s never succeeded", op.ID)
+		for _, code := range provokable(op) {
+			if got[code] == 0 {
+				t.Errorf("%s never answered %d, a status a client can provoke", op.ID, code)
+			}
 		}
 		var codes []string
 		for _, s := range op.Statuses {
@@ -471,4 +473,40 @@ func (d *driver) checkCoverage(t *testing.T) {
 		rows = append(rows, fmt.Sprintf("%-20s %s", op.ID, strings.Join(codes, " ")))
 	}
 	t.Logf("coverage (documented status: answers):\n%s", strings.Join(rows, "\n"))
+}
+
+// provokable are the documented statuses of op a client can provoke: a
+// success and a refused key always; 404 with an id in the path or the body;
+// 400 (malformed), 413 (too large) and 422 (invalid) with a body, 422 with
+// a query parameter the contract constrains; 409 where it is documented (a
+// state or a taken name). 429 and 500 are the server's to give.
+func provokable(op spec.Operation) []int {
+	kin := spec.Strict().Kin.Paths.Value(op.Path).GetOperation(strings.ToUpper(op.Method))
+	documented := func(c string) bool { return slices.Contains(op.Statuses, c) }
+	out := []int{200, 401}
+	body := kin.RequestBody != nil
+	ids := strings.Contains(op.Path, "{")
+	query := false
+	for _, p := range append(spec.Strict().Kin.Paths.Value(op.Path).Parameters, kin.Parameters...) {
+		if p.Value != nil && p.Value.In == "query" {
+			query = true
+			ids = ids || strings.HasSuffix(p.Value.Name, "_id")
+		}
+	}
+	if body {
+		ids = true // every body of the contract names a resource, or creates one that needs none
+		out = append(out, 400, 422)
+		if documented("413") {
+			out = append(out, 413)
+		}
+	} else if query {
+		out = append(out, 422)
+	}
+	if ids && documented("404") && op.ID != "createDataset" {
+		out = append(out, 404)
+	}
+	if documented("409") {
+		out = append(out, 409)
+	}
+	return out
 }
