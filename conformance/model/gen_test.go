@@ -150,6 +150,11 @@ func other(k model.Key) model.Key { return 1 - k }
 // when the model knows nothing to aim it at.
 func (g *gen) call(op string, in intent) (model.Call, bool) {
 	c, ok := g.success(op)
+	// A body to break: an operation whose body is optional (the rename's
+	// title may be in the query) is drawn again until it has one.
+	for i := 0; ok && (in == malformed || in == tooLarge) && c.Body == nil && c.Form == nil && i < 8; i++ {
+		c, ok = g.success(op)
+	}
 	if !ok {
 		return c, false
 	}
