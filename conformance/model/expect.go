@@ -108,7 +108,9 @@ func (m *Model) expect(c Call) *expectation {
 	if op == nil {
 		return nil
 	}
-	x := &expectation{op: op, call: c, refs: map[string]*record{}, body: c.Body}
+	// A success rests on the reference's endpoint (§4) until a decision is
+	// needed to predict it.
+	x := &expectation{op: op, call: c, refs: map[string]*record{}, body: c.Body, success: basis{clause: "4"}}
 	if !c.Key.account() {
 		why := "the call carries no key"
 		if c.Key == KeyBad {
