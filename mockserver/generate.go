@@ -21,8 +21,11 @@ var (
 	genTo   = time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC)
 )
 
-// maxGenDepth bounds recursion through nested schemas.
-const maxGenDepth = 8
+// maxGenDepth bounds recursion through nested schemas. The deepest answer,
+// a scored sample's scores in an evaluation page, is nine levels down
+// (envelope, data, list, item, results, samples, item, the allOf that
+// carries the scores' x-predict mark, the scores): two to spare.
+const maxGenDepth = 11
 
 func (g *generator) value(ref *openapi3.SchemaRef, name string, depth int) any {
 	if ref == nil || ref.Value == nil || depth > maxGenDepth {

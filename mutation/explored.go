@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -261,11 +262,12 @@ func serverError(a *Answer) {
 const refusedPath = "/api/v1/__refused-by-variant"
 
 // refuseJSON sends a create or update whose JSON body refuse matches to a
-// path the mock does not have.
+// path the mock does not have. A request without a valid key is left to the
+// mock: a key is checked before a body (§5.3: a bad key is a 401).
 func refuseJSON(refuse func(map[string]any) bool) func(*Exchange) {
 	return func(x *Exchange) {
 		m := x.Req.Method
-		if m != http.MethodPost && m != http.MethodPut && m != http.MethodPatch || x.is(opRunInference) {
+		if m != http.MethodPost && m != http.MethodPut && m != http.MethodPatch || x.is(opRunInference) || !x.keyed() {
 			return
 		}
 		jsonRequest(nil, func(x *Exchange, body map[string]any) bool {
@@ -283,4 +285,14 @@ func refusedAnswer(x *Exchange, a *Answer) {
 		a.Status, a.Body = http.StatusUnprocessableEntity, []byte(`{"status":"error","message":"value not accepted by this server"}`)
 		a.Header.Set("Content-Type", "application/json")
 	}
+}
+
+// keyed reports whether the request carries one of the server's keys (all
+// requests do when the wrapper was not told the keys).
+func (x *Exchange) keyed() bool {
+	if len(x.opts.Keys) == 0 {
+		return true
+	}
+	scheme, token, _ := strings.Cut(x.Req.Header.Get("Authorization"), " ")
+	return strings.EqualFold(scheme, "Bearer") && slices.Contains(x.opts.Keys, strings.TrimSpace(token))
 }

@@ -18,14 +18,8 @@ import (
 // set's first model, after its three datasets).
 const fixtureReadyModel = "4"
 
-// The contract's paths the hostile tests call.
-var (
-	pathModels        = pathOf("listModels")
-	pathDatasets      = pathOf("listDatasets")
-	pathEvaluations   = pathOf("listEvaluations")
-	pathConversations = pathOf("listConversations")
-	pathInference     = pathOf("runInference")
-)
+// The contract's path the hostile tests call besides the modelled mutants' (modelled.go).
+var pathInference = pathOf("runInference")
 
 func TestHostileTable(t *testing.T) {
 	list := Hostile()
@@ -50,8 +44,8 @@ func TestHostileTable(t *testing.T) {
 			t.Errorf("List() has the hostile server %s", m.Name)
 		}
 	}
-	if got, want := len(Catalog()), len(List())+len(list); got != want {
-		t.Errorf("Catalog() has %d entries, want List's and Hostile's (%d)", got, want)
+	if got, want := len(Catalog()), len(List())+len(Modelled())+len(list); got != want {
+		t.Errorf("Catalog() has %d entries, want List's, Modelled's and Hostile's (%d)", got, want)
 	}
 }
 

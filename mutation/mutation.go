@@ -129,7 +129,9 @@ func Hostile() []Mutant { return sorted(slices.Clone(hostiles)) }
 
 // Catalog returns every entry --break serves, hostile ones included,
 // sorted by name (mockserver --list-mutants).
-func Catalog() []Mutant { return sorted(slices.Concat(mutants, liberal, explored, hostiles)) }
+func Catalog() []Mutant {
+	return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude, hostiles))
+}
 
 func sorted(out []Mutant) []Mutant {
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })

@@ -109,9 +109,7 @@ func pathOf(id string) string {
 // unmutated are the operations no mutant names by operationId, each with
 // the reason (the operation index, internal/opindex, requires one).
 var unmutated = map[string]string{
-	"getEvaluation":       "a read by id: held by the evaluations-area ones (evaluation-status-outside-enum, evaluation-never-finishes) and the generic ones",
 	"startEvaluation":     "the run it starts is held by evaluation-never-finishes (evaluations area); its answer by the generic ones",
-	"runRagasEvaluation":  "its answer, an Evaluation, is held by the evaluations-area mutants; no mutant of its scoring (D-10) yet",
 	"checkEvaluationName": "no mutant of its rules (D-19) yet: its answer is held by the generic envelope and shape mutants only",
 }
 

@@ -335,16 +335,16 @@ func TestEveryConstraintIsTraced(t *testing.T) {
 // leaves unshown does not trace a refusal of null.
 func TestTraceFindsAnUntracedConstraint(t *testing.T) {
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"a bound on a table field", "        total_size: { type: integer, default: 0 }",
-			"        total_size: { type: integer, default: 0, maximum: 5 }", "/components/schemas/UploadResult/properties/total_size/maximum"},
+		{"a bound on a table field", "        total_size: { type: integer, default: 0,",
+			"        total_size: { type: integer, default: 0, maximum: 5,", "/components/schemas/UploadResult/properties/total_size/maximum"},
 		{"a pattern on a parameter", "          x-seed: '4.5'\n          schema: { type: string }",
 			"          x-seed: '4.5'\n          schema: { type: string, pattern: '^a' }", "/paths/~1api~1v1~1evaluations~1check-name/get/parameters/0/schema/pattern"},
-		{"a refused null where the seed leaves nullability unshown", "relax: [required, properties.nullable] }\n      additionalProperties: true\n      properties:\n        id: { type: integer }\n        name: { type: string }\n        size:",
-			"relax: [required] }\n      additionalProperties: true\n      properties:\n        id: { type: integer }\n        name: { type: string }\n        size:", "/components/schemas/Dataset/properties/description (non-nullable)"},
+		{"a refused null where the seed leaves nullability unshown", "relax: [required, properties.nullable] }\n      additionalProperties: true\n      properties:\n        id: { type: integer, x-predict: { rule: identity, seed: '4.3', decision: D-34 } }",
+			"relax: [required] }\n      additionalProperties: true\n      properties:\n        id: { type: integer, x-predict: { rule: identity, seed: '4.3', decision: D-34 } }", "/components/schemas/Dataset/properties/description (non-nullable)"},
+		{"an enum in an allOf member", "any value or null.\n          allOf: [ { $ref: '#/components/schemas/AnyValue' } ]",
+			"any value or null.\n          allOf: [ { type: string, enum: [a] } ]", "/components/schemas/Evaluation/properties/user_model/allOf/0/enum"},
 		{"a split limit on a form field", "          x-split: { separators: \",\\n\", maxItems: 50 }\n          x-decision: { row: D-28, class: decided, relax: [x-split] }",
 			"          x-split: { separators: \",\\n\", maxItems: 50 }", "/components/schemas/DatasetCreateForm/properties/tags/x-split"},
-		{"an enum in an allOf member", "          allOf: [ { $ref: '#/components/schemas/AnyValue' } ]",
-			"          allOf: [ { type: string, enum: [a] } ]", "/components/schemas/Evaluation/properties/user_model/allOf/0/enum"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := strings.Replace(string(Document), tc.from, tc.to, 1)

@@ -1,0 +1,298 @@
+package model_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"contractkit/conformance/model"
+	"contractkit/fixtures"
+)
+
+// gen builds calls for the driver from what the model knows: each
+// operation's call with an intent (a success, or one refusal it probes).
+
+// intent is what a call probes, and the status it is sent to provoke.
+type intent struct {
+	name   string
+	status int
+}
+
+var (
+	success   = intent{"success", 200}
+	badKey    = intent{"bad key", 401}
+	deletedID = intent{"deleted id", 404}
+	foreignID = intent{"the other account's id", 404}
+	nearMiss  = intent{"near-miss id", 404}
+	invalid   = intent{"invalid", 422}
+	conflict  = intent{"conflict", 409}
+	malformed = intent{"malformed JSON", 400}
+	tooLarge  = intent{"too large", 413}
+	intents   = []intent{success, badKey, deletedID, foreignID, nearMiss, invalid, conflict, malformed, tooLarge}
+)
+
+type gen struct {
+	t   testing.TB
+	r   *rand.Rand
+	m   *model.Model
+	n   int // makes texts unique
+	key model.Key
+	// turns counts the draws of each cycle.
+	turns map[string]int
+}
+
+func (g *gen) chance(n int) bool { return g.r.IntN(n) == 0 }
+
+// cycle returns the values of a field in turn: coverage first, every
+// value the reference names reached whatever the seed.
+func (g *gen) cycle(key string, values ...string) string {
+	if g.turns == nil {
+		g.turns = map[string]int{}
+	}
+	v := values[g.turns[key]%len(values)]
+	g.turns[key]++
+	return v
+}
+
+// text is a realistic name, unique by its number; sometimes in Czech or
+// with spaces around it.
+func (g *gen) text(what string) string {
+	g.n++
+	words := []string{"Support", "Warranty", "Podpora zákazníků", "Příručka", "Catalog", "Žluťoučký kůň", "Release notes", "FAQ", "Quality check"}
+	s := fmt.Sprintf("%s %s %d", words[g.r.IntN(len(words))], what, g.n)
+	if g.chance(6) {
+		s = "  " + s + " "
+	}
+	return s
+}
+
+// pick returns a random resource of kind in the account of key that ok
+// accepts.
+func (g *gen) pick(kind string, key model.Key, ok func(model.Resource) bool) (model.Resource, bool) {
+	var pool []model.Resource
+	for _, r := range g.m.Resources(key) {
+		if r.Kind == kind && (ok == nil || ok(r)) {
+			pool = append(pool, r)
+		}
+	}
+	if len(pool) == 0 {
+		return model.Resource{}, false
+	}
+	return pool[g.r.IntN(len(pool))], true
+}
+
+func live(r model.Resource) bool { return !r.Gone }
+
+func gone(r model.Resource) bool { return r.Gone }
+
+func in(state string, states ...string) func(model.Resource) bool {
+	return func(r model.Resource) bool {
+		s := r.States["status"]
+		if r.Gone || len(s) == 0 {
+			return false
+		}
+		if state == "only" {
+			return slices.Equal(s, states)
+		}
+		for _, x := range s {
+			if slices.Contains(states, x) {
+				return state == "some"
+			}
+		}
+		return state == "none"
+	}
+}
+
+func num(id string) json.Number { return json.Number(id) }
+
+// file is a fixture file as a part.
+func (g *gen) file(name string) model.File {
+	b, err := fixtures.ReadFile(name)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return model.File{Field: "files", Name: name[strings.LastIndex(name, "/")+1:], Content: b}
+}
+
+// fileSets are the uploads the driver cycles through: readable text,
+// names given twice, and each kind of file a server refuses (D-16).
+var fileSets = [][]string{
+	{"employee-handbook.md"},
+	{"release-notes.txt", "employee-handbook.md"},
+	{"employee-handbook.md", "bad/empty.txt"},
+	{"product-catalog.csv", "bad/binary.bin"},
+	{"warranty-policy.pdf"},
+	{"support-faq.jsonl", "pricing.json"},
+	{"bad/malformed.json", "release-notes.txt"},
+	{"employee-handbook.md", "employee-handbook.md"},
+}
+
+// files are the next upload's parts of op.
+func (g *gen) files(op string) []model.File {
+	var out []model.File
+	set := fileSets[g.turns["files:"+op]%len(fileSets)]
+	g.cycle("files:"+op, "")
+	for _, name := range set {
+		out = append(out, g.file(name))
+	}
+	return out
+}
+
+// other is the other account's key.
+func other(k model.Key) model.Key { return 1 - k }
+
+// call builds a call of op with intent for the account of g.key; false
+// when the model knows nothing to aim it at.
+func (g *gen) call(op string, in intent) (model.Call, bool) {
+	c, ok := g.success(op)
+	// A body to break: an operation whose body is optional (the rename's
+	// title may be in the query) is drawn again until it has one.
+	for i := 0; ok && (in == malformed || in == tooLarge) && c.Body == nil && c.Form == nil && i < 8; i++ {
+		c, ok = g.success(op)
+	}
+	if !ok {
+		return c, false
+	}
+	switch in {
+	case success:
+		return c, true
+	case badKey:
+		c.Key = model.KeyBad
+		if g.chance(2) {
+			c.Key = model.KeyNone
+		}
+		return c, true
+	case deletedID, foreignID, nearMiss:
+		return g.retarget(c, in)
+	case malformed:
+		switch {
+		case c.Form != nil:
+			c.Form, c.Raw, c.ContentType = nil, []byte("--cut\r\nContent-Disposition: form-data; name=\"files\"\r\n\r\nno end"), "multipart/form-data; boundary=cut"
+		case c.Body != nil:
+			c.Body, c.Raw, c.ContentType = nil, []byte(`{"name": "unfinished`), "application/json"
+		default:
+			return c, false
+		}
+		return c, true
+	case tooLarge:
+		return g.large(c)
+	case invalid:
+		return g.invalid(c)
+	case conflict:
+		return g.conflict(op)
+	}
+	return c, false
+}
+
+// retarget aims a call at an id no live resource of the account has: a
+// deleted one, the other account's, or one made from a real one.
+func (g *gen) retarget(c model.Call, in intent) (model.Call, bool) {
+	param := ""
+	for p := range c.Path {
+		param = p
+	}
+	body, _ := c.Body.(map[string]any)
+	if param == "" {
+		for _, k := range g.m.Kinds() {
+			if _, ok := body[k]; ok {
+				param = k
+			}
+			if c.Form != nil && c.Form.Fields[k] != nil {
+				param = k
+			}
+		}
+	}
+	if param == "" {
+		return c, false
+	}
+	var id string
+	switch in {
+	case deletedID:
+		r, ok := g.pick(param, g.key, gone)
+		if !ok {
+			return c, false
+		}
+		id = r.ID
+	case foreignID:
+		r, ok := g.pick(param, other(g.key), live)
+		if !ok {
+			return c, false
+		}
+		id = r.ID
+	case nearMiss:
+		ids := g.m.NearMisses(param, g.key)
+		if len(ids) == 0 {
+			return c, false
+		}
+		id = ids[g.turns["near:"+param]%min(len(ids), 4)]
+		g.cycle("near:"+param, "")
+	}
+	switch {
+	case c.Path[param] != "":
+		c.Path = map[string]string{param: id}
+	case body != nil:
+		nb := cloneMap(body)
+		if _, isNum := body[param].(json.Number); isNum {
+			if _, err := strconv.ParseInt(id, 10, 64); err != nil {
+				return c, false
+			}
+			nb[param] = num(id)
+		} else {
+			nb[param] = id
+		}
+		c.Body = nb
+	case c.Form != nil:
+		f := *c.Form
+		f.Fields = map[string][]string{}
+		for k, v := range c.Form.Fields {
+			f.Fields[k] = v
+		}
+		f.Fields[param] = []string{id}
+		c.Form = &f
+	}
+	return c, true
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// large makes a call's body larger than the mock takes: a JSON body over
+// 1 MiB, a multipart body over its upload limit.
+func (g *gen) large(c model.Call) (model.Call, bool) {
+	switch {
+	case c.Form != nil:
+		f := *c.Form
+		f.Files = append(slices.Clone(f.Files), model.File{Field: "files", Name: "large.txt", Content: []byte(strings.Repeat("lorem ipsum ", uploadLimit/10))})
+		c.Form = &f
+	case c.Body != nil:
+		b, ok := c.Body.(map[string]any)
+		if !ok {
+			return c, false
+		}
+		nb := cloneMap(b)
+		nb["padding"] = strings.Repeat("x", 1<<20+10)
+		c.Body = nb
+	default:
+		return c, false
+	}
+	return c, true
+}
+
+// query builds a url.Values from pairs.
+func query(kv ...string) url.Values {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	return q
+}
