@@ -310,8 +310,8 @@ func TestListMutants(t *testing.T) {
 		t.Fatal("--list-mutants not set")
 	}
 	m.printMutants()
-	if got, want := strings.Count(out.String(), "\n"), len(mutation.List())+len(mutation.Hostile()); got != want {
-		t.Errorf("printed %d lines, want one per mutant, variant and hostile server (%d)", got, want)
+	if got, want := strings.Count(out.String(), "\n"), len(mutation.Catalog()); got != want {
+		t.Errorf("printed %d lines, want one per entry of the catalog (%d)", got, want)
 	}
 	classes := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
