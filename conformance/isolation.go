@@ -183,7 +183,7 @@ func (e *env) isolationSpecs() {
 		}
 		whatOf := map[*created]string{&conv: "conversation", &ev: "evaluation"}
 		for _, row := range rows {
-			e.check(row.behaviour, declared("4.1.1", opClauses[row.op], "D-17"), func(ctx SpecContext) {
+			e.check(row.behaviour, declared("4.1.1", opClause(row.op), "D-17"), func(ctx SpecContext) {
 				if row.need != nil {
 					e.need(*row.need, whatOf[row.need])
 				}
