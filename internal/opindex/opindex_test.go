@@ -2,6 +2,7 @@ package opindex
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -149,6 +150,16 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("the work listed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The README's "Adding an endpoint" shows a developer these lines.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range got {
+		if !strings.Contains(string(readme), "\n"+l+"\n") {
+			t.Errorf("README.md (For contributors, Adding an endpoint) does not show the line\n%s", l)
+		}
 	}
 
 	// Written with its clause and a request example, the contract's own
