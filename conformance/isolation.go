@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 
@@ -61,10 +60,6 @@ var isolationExempt = map[string]string{
 	"checkEvaluationName": "names no resource; that another account's evaluation names do not count as taken is D-19's " +
 		"(availability within the account), a decided rule no check tests yet",
 }
-
-// isolationMade are the resources the area's BeforeAll makes in the first
-// account, by id parameter: a check's request names only these.
-var isolationMade = []string{"model_id", "dataset_id", "conversation_id", "evaluation_id"}
 
 // isolationJudge is how the second account's answer is judged.
 type isolationJudge int
@@ -152,21 +147,13 @@ func streams(c *spec.Contract, op spec.Operation) bool {
 // depend on each other (ContinueOnFailure).
 func (e *env) isolationSpecs() {
 	Describe("Isolation", Label("isolation"), Ordered, ContinueOnFailure, func() {
-		// made holds the first account's resources by id parameter
-		// (isolationMade).
-		made := map[string]created{}
+		// made holds the first account's resources by id parameter.
+		var made map[string]created
 		BeforeAll(func(ctx SpecContext) {
 			if e.cfg.APIKey2 == "" {
 				return // every check skips, with the reason
 			}
-			model := e.readyModel(ctx)
-			made["model_id"] = created{id: model}
-			made["dataset_id"] = created{id: e.sharedDataset(ctx)}
-			// Ids are read tolerantly: the create answers are judged by
-			// the Conversations and Evaluations areas; a check whose
-			// resource was not created skips (need).
-			made["conversation_id"] = e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
-			made["evaluation_id"] = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
+			made = e.oneOfEach(ctx)
 		})
 
 		BeforeEach(func() {
@@ -183,16 +170,66 @@ func (e *env) isolationSpecs() {
 			e.check(row.behaviour, declared("4.1.1", op.Clause, "D-17"), func(ctx SpecContext) {
 				ids := map[string]string{}
 				for _, param := range isolationNeeds(spec.Strict(), op) {
+					what := strings.TrimSuffix(param, "_id")
 					c, ok := made[param]
 					if !ok {
-						Fail("conformance: the Isolation area makes no " + param + " (isolationMade)")
+						Skip("the " + what + " this check needs could not be made: its create operation names a resource that was not made")
 					}
-					ids[param] = e.need(c, strings.TrimSuffix(param, "_id"))
+					ids[param] = e.need(c, what)
 				}
 				e.isolationJudge(ctx, op, e.sampleRequest(op, ids), ids)
 			})
 		}
 	})
+}
+
+// oneOfEach makes one resource of every kind of the contract in the first
+// account, by id parameter: the shared dataset and ready model (made once
+// per run), and one of each other kind by its create operation's sample
+// request, naming those made before it. Ids are read tolerantly: the
+// create answers are judged by each resource's area; a check whose
+// resource has no id skips (need). A kind whose create names a kind that
+// was not made is left out.
+func (e *env) oneOfEach(ctx SpecContext) map[string]created {
+	GinkgoHelper()
+	made := map[string]created{
+		"model_id":   {id: e.readyModel(ctx)},
+		"dataset_id": {id: e.sharedDataset(ctx)},
+	}
+	for progress := true; progress; {
+		progress = false
+		for _, r := range spec.Strict().Resources() {
+			if _, done := made[r.Param]; done {
+				continue
+			}
+			create, ok := createOf(spec.Strict(), r)
+			if !ok {
+				continue
+			}
+			ids, ready := map[string]string{}, true
+			for _, ref := range spec.Strict().References(create) {
+				if ref.Required {
+					ids[ref.Name] = made[ref.Name].id
+					ready = ready && ids[ref.Name] != ""
+				}
+			}
+			if ready {
+				made[r.Param] = e.create(ctx, e.sampleRequest(create, ids), r.Collection)
+				progress = true
+			}
+		}
+	}
+	return made
+}
+
+// createOf is the operation of c that creates r.
+func createOf(c *spec.Contract, r *spec.Resource) (spec.Operation, bool) {
+	for _, op := range c.Operations {
+		if role, of := c.Place(op); role == spec.RoleCreate && of == r {
+			return op, true
+		}
+	}
+	return spec.Operation{}, false
 }
 
 // isolationJudge sends r, op's request naming the first account's

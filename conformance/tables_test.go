@@ -57,8 +57,9 @@ func TestIsolationChecks(t *testing.T) {
 		}
 		seen[row.op] = true
 		for _, param := range isolationNeeds(spec.Strict(), op) {
-			if !slices.Contains(isolationMade, param) {
-				t.Errorf("the isolation check of %s needs a %s, which the area does not make", row.op, param)
+			r := spec.Strict().ResourceNamed(param)
+			if _, ok := createOf(spec.Strict(), r); !ok {
+				t.Errorf("the isolation check of %s needs a %s, which nothing creates", row.op, param)
 			}
 		}
 		if how, r := isolationJudgeOf(spec.Strict(), op); how == isoRefusedAndKept {
