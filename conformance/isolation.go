@@ -65,17 +65,17 @@ var isolationExempt = map[string]string{
 type isolationJudge int
 
 const (
-	// refused: a foreign id is refused (404, D-17).
+	// isoRefused: a foreign id is refused (404, D-17).
 	isoRefused isolationJudge = iota
-	// refusedAndKept: refused, and the first account still reads the
+	// isoRefusedAndKept: refused, and the first account still reads the
 	// resource afterwards (a delete).
 	isoRefusedAndKept
-	// unlisted: refused, or a list without the first account's resource.
+	// isoUnlisted: refused, or a list without the first account's resource.
 	isoUnlisted
-	// createRefused: a creation naming a foreign resource is refused (and
+	// isoCreateRefused: a creation naming a foreign resource is refused (and
 	// what it made removed if it was not).
 	isoCreateRefused
-	// streamRefused: an answer that may be a stream, read as one, refused.
+	// isoStreamRefused: an answer that may be a stream, read as one, refused.
 	isoStreamRefused
 )
 
@@ -177,7 +177,7 @@ func (e *env) isolationSpecs() {
 					}
 					ids[param] = e.need(c, what)
 				}
-				e.isolationJudge(ctx, op, e.sampleRequest(op, ids), ids)
+				e.judgeIsolation(ctx, op, e.sampleRequest(op, ids), ids)
 			})
 		}
 	})
@@ -232,9 +232,9 @@ func createOf(c *spec.Contract, r *spec.Resource) (spec.Operation, bool) {
 	return spec.Operation{}, false
 }
 
-// isolationJudge sends r, op's request naming the first account's
+// judgeIsolation sends r, op's request naming the first account's
 // resources ids, as the second account, and judges the answer.
-func (e *env) isolationJudge(ctx SpecContext, op spec.Operation, r client.Request, ids map[string]string) {
+func (e *env) judgeIsolation(ctx SpecContext, op spec.Operation, r client.Request, ids map[string]string) {
 	GinkgoHelper()
 	r.Auth = client.AuthKey2
 	how, res := isolationJudgeOf(spec.Strict(), op)
