@@ -32,13 +32,17 @@ type Class struct {
 }
 
 // declared classes a check whose rule the seed states. Arguments are seed
-// clause ids, and "D-nn" ids of the decided refinements the check holds.
+// clause ids, and "D-nn" ids of the decided refinements the check holds;
+// an empty one (the clause of an operation that has none, opClause) adds
+// nothing.
 func declared(clausesAndRefinements ...string) Class {
 	var c Class
 	for _, s := range clausesAndRefinements {
-		if strings.HasPrefix(s, "D-") {
+		switch {
+		case s == "":
+		case strings.HasPrefix(s, "D-"):
 			c.Refines = append(c.Refines, s)
-		} else {
+		default:
 			c.Clauses = append(c.Clauses, s)
 		}
 	}

@@ -99,14 +99,12 @@ func (e *env) conversationSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				what: "conversation", res: &created, collection: pathConversations,
-				behaviour: "MUST delete the conversation with HTTP 200 and a success envelope",
-				class:     declared("4.2.4", "1.1"), status200: true,
+				op: "deleteConversation", res: &created,
 				gone: []goneCheck{
 					{"MUST NOT list the messages of a deleted conversation: the error envelope (404)",
-						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned(pathConversations, "/messages")},
+						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned("listMessages")},
 					{"MUST NOT list a deleted conversation",
-						declared("4.2.4", "4.2.1"), e.notListed("conversation", func() client.Request { return listConversations(model, nil) }, judge.J.Items)},
+						declared("4.2.4", "4.2.1"), e.notListed("listConversations", func() map[string]string { return map[string]string{"model_id": model} })},
 				},
 			})
 		})

@@ -132,15 +132,13 @@ func (e *env) datasetSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				what: "dataset", res: &created, collection: pathDatasets,
-				behaviour: "MUST delete the dataset with a success envelope",
-				class:     declared("4.3.5", "1.1"),
+				op: "deleteDataset", res: &created,
 				gone: []goneCheck{
 					{"SHOULD no longer return or list a soft-deleted dataset (404)",
 						decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext, id string) {
 							e.expectError(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, id)}),
 								refusal{statuses: []int{http.StatusNotFound}})
-							e.notListed("dataset", func() client.Request { return client.Request{Method: http.MethodGet, Path: pathDatasets} }, judge.J.Items)(ctx, id)
+							e.notListed("listDatasets", nil)(ctx, id)
 						}},
 				},
 			})

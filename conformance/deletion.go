@@ -4,32 +4,47 @@ import (
 	"net/http"
 	"slices"
 
-	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 )
 
 // The end of a resource's life, the same in every area's Ordered flow: the
-// delete check, then the checks that the resource is gone. Each area
-// describes its own (deletion) and calls deletionSpecs where its flow
-// deletes.
+// delete check, then the checks that the resource is gone. Each DELETE
+// operation of the contract has its delete check in deleteChecks, keyed by
+// operationId; the area whose flow makes the resource calls deletionSpecs
+// where its flow deletes, with the checks that it is gone, each naming the
+// operation that must no longer show it.
 
-// deletion is one area's end of a resource's life.
-type deletion struct {
-	// what names the resource in skip reasons and messages ("model").
-	what string
-	// res is the flow's resource, made by its BeforeAll.
-	res *created
-	// collection is the path the resource's id is appended to.
-	collection string
-
-	// behaviour and class are the delete check's.
+// deleteCheck is the delete check of one DELETE operation.
+type deleteCheck struct {
 	behaviour string
 	class     Class
 	// status200: the seed states HTTP 200 for this delete.
 	status200 bool
+}
+
+// deleteChecks are keyed by the DELETE operation's operationId. A DELETE
+// of the contract with no check here is named by the operation index
+// (internal/opindex, DeletionTable); an operation that deletes nothing
+// needs none.
+var deleteChecks = map[string]deleteCheck{
+	"deleteModel":        {"MUST delete the model with HTTP 200 and a success envelope", declared("4.1.4", "1.1"), true},
+	"deleteDataset":      {"MUST delete the dataset with a success envelope", declared("4.3.5", "1.1"), false},
+	"deleteConversation": {"MUST delete the conversation with HTTP 200 and a success envelope", declared("4.2.4", "1.1"), true},
+	"deleteEvaluation":   {"MUST delete an ended evaluation with HTTP 200 and a message", declared("4.5.5", "1.1", "D-02"), true},
+}
+
+// deletion is one area's end of a resource's life.
+type deletion struct {
+	// op is the DELETE operation (deleteChecks); the resource it deletes
+	// names it in skip reasons and messages.
+	op string
+	// res is the flow's resource, made by its BeforeAll.
+	res *created
+
 	// more, when set, judges the delete's answer further.
 	more func(x *exchange.Exchange, data judge.J)
 	// notYet, when set, says why the resource cannot be deleted yet ("" when
@@ -52,18 +67,25 @@ type goneCheck struct {
 // deletionSpecs registers d's checks in the calling flow. Their location
 // is the area file's call.
 func (e *env) deletionSpecs(d deletion) {
+	dc, ok := deleteChecks[d.op]
+	op, isOp := spec.Strict().Operation(d.op)
+	_, r := spec.Strict().Place(op)
+	if !ok || !isOp || r == nil {
+		panic("conformance: deletionSpecs: " + d.op + " is no DELETE of a resource with a check in deleteChecks")
+	}
+	what := r.Word()
 	deleted := false
-	e.check(d.behaviour, d.class, func(ctx SpecContext) {
-		e.need(*d.res, d.what)
+	e.check(dc.behaviour, dc.class, func(ctx SpecContext) {
+		e.need(*d.res, what)
 		if d.notYet != nil {
 			if why := d.notYet(); why != "" {
 				Skip(why + ", so it cannot be deleted")
 			}
 		}
-		x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(d.collection, d.res.id)})
+		x := e.do(ctx, e.sampleRequest(op, map[string]string{r.Param: d.res.id}))
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
-		if d.status200 {
+		if dc.status200 {
 			e.expectFindings(x, "the delete did not answer HTTP 200", judge.Status(x, http.StatusOK))
 		}
 		if d.more != nil {
@@ -72,36 +94,55 @@ func (e *env) deletionSpecs(d deletion) {
 	}, Offset(2))
 	for _, g := range d.gone {
 		e.check(g.behaviour, g.class, func(ctx SpecContext) {
-			e.need(*d.res, d.what)
+			e.need(*d.res, what)
 			switch {
 			case d.notYet != nil:
 				if why := d.notYet(); why != "" {
 					Skip(why + ", so it was not deleted")
 				}
 			case !deleted:
-				Skip("the " + d.what + " was not deleted (see the delete check)")
+				Skip("the " + what + " was not deleted (see the delete check)")
 			}
 			g.judge(ctx, d.res.id)
 		}, Offset(2))
 	}
 }
 
-// notReturned judges that the resource at collection/id+rest is not found
-// (404, D-17).
-func (e *env) notReturned(collection string, rest ...string) func(SpecContext, string) {
-	return func(ctx SpecContext, id string) {
+// notReturned judges that operation id (a read that names the deleted
+// resource in its path) does not find it (404, D-17).
+func (e *env) notReturned(id string) func(SpecContext, string) {
+	op, param := pathRead(id)
+	return func(ctx SpecContext, deleted string) {
 		GinkgoHelper()
-		e.expectNotFound(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(collection, id, rest...)}))
+		e.expectNotFound(e.do(ctx, e.sampleRequest(op, map[string]string{param: deleted})))
 	}
 }
 
-// notListed judges that the list answering list() does not hold the id of
-// the deleted what; items finds the list's records.
-func (e *env) notListed(what string, list func() client.Request, items func(judge.J) []judge.J) func(SpecContext, string) {
-	return func(ctx SpecContext, id string) {
+// pathRead is operation id and the id parameter of its path.
+func pathRead(id string) (spec.Operation, string) {
+	op, ok := spec.Strict().Operation(id)
+	if refs := spec.Strict().References(op); ok && len(refs) > 0 && refs[0].In == spec.InPath {
+		return op, refs[0].Name
+	}
+	panic("conformance: " + id + " is no read of a resource by its path")
+}
+
+// notListed judges that the list operation id, naming the resources
+// scope() gives (nil for none), does not hold the deleted resource.
+func (e *env) notListed(id string, scope func() map[string]string) func(SpecContext, string) {
+	op, ok := spec.Strict().Operation(id)
+	role, r := spec.Strict().Place(op)
+	if !ok || role != spec.RoleList {
+		panic("conformance: " + id + " is no list of a resource")
+	}
+	return func(ctx SpecContext, deleted string) {
 		GinkgoHelper()
-		x := e.do(ctx, list())
-		ids := judge.IDs(items(e.expectSuccess(x)))
-		e.expectThat(x, !slices.Contains(ids, id), "deleted %s %s is still listed", what, id)
+		var ids map[string]string
+		if scope != nil {
+			ids = scope()
+		}
+		x := e.do(ctx, e.sampleRequest(op, ids))
+		listed := judge.IDs(judge.Records(e.expectSuccess(x)))
+		e.expectThat(x, !slices.Contains(listed, deleted), "deleted %s %s is still listed", r.Word(), deleted)
 	}
 }

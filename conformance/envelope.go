@@ -16,18 +16,14 @@ import (
 func (e *env) envelopeSpecs() {
 	Describe("Envelope and errors", Label("envelope"), func() {
 		Describe("unknown ids", func() {
-			for _, id := range idOperations {
-				op, ok := spec.Strict().Operation(id)
-				if !ok {
-					panic("conformance: no operation " + id)
-				}
+			for _, op := range idOperations(spec.Strict()) {
 				what := "an id"
 				if !strings.Contains(op.Path, "{") {
 					what = "a body or query id"
 				}
 				e.check("MUST refuse "+what+" that the account does not have, with the error envelope (404) on "+opTitle(op),
-					declared("1.2", "7.1", opClauses[id], "D-17"), func(ctx SpecContext) {
-						e.expectNotFound(e.do(ctx, e.sampleRequest(op)))
+					declared("1.2", "7.1", op.Clause, "D-17"), func(ctx SpecContext) {
+						e.expectNotFound(e.do(ctx, e.sampleRequest(op, nil)))
 					})
 			}
 			e.check("SHOULD answer 404, not 422, for a path id that is not a number where ids are numbers",

@@ -138,9 +138,7 @@ func (e *env) evaluationSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				what: "evaluation", res: &created, collection: pathEvaluations,
-				behaviour: "MUST delete an ended evaluation with HTTP 200 and a message",
-				class:     declared("4.5.5", "1.1", "D-02"), status200: true,
+				op: "deleteEvaluation", res: &created,
 				more: func(x *exchange.Exchange, data judge.J) {
 					body, _ := judge.ParseJSON(x.Raw)
 					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
@@ -156,7 +154,7 @@ func (e *env) evaluationSpecs() {
 				},
 				gone: []goneCheck{
 					{"MUST NOT return a deleted evaluation: the error envelope (404)",
-						declared("4.5.5", "4.5.3", "1.2", "D-17"), e.notReturned(pathEvaluations)},
+						declared("4.5.5", "4.5.3", "1.2", "D-17"), e.notReturned("getEvaluation")},
 				},
 			})
 		})

@@ -51,7 +51,7 @@ func exploreClass(p explore.Property) Class {
 		seen[c] = true
 	}
 	for _, op := range p.Operations {
-		if c := opClauses[op]; c != "" && !seen[c] {
+		if c := opClause(op); c != "" && !seen[c] {
 			seen[c] = true
 			cl = append(cl, c)
 		}

@@ -1,15 +1,14 @@
 package conformance
 
 import (
-	"net/http"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
-	"contractkit/fixtures"
+	"contractkit/spec"
 )
 
 // The isolation checks read seed §4.1's "the caller's account" (and §5's
@@ -17,26 +16,144 @@ import (
 // key created it: a second account can neither see nor touch it. That a
 // foreign id is answered 404, like an unknown one, is D-17.
 
+// isolationCheck is the isolation check of one operation: its behaviour
+// sentence. What it sends is the operation's sample request naming the
+// first account's resources, and how the answer is judged follows from the
+// operation's place in the contract (isolationJudgeOf).
+type isolationCheck struct{ op, behaviour string }
+
+// isolationChecks are keyed by operationId, in the order they run (the
+// area is Ordered). An operation of the contract with no check here is in
+// isolationExempt, with the reason (the operation index,
+// internal/opindex, requires one or the other).
+var isolationChecks = []isolationCheck{
+	{"getModel", "MUST NOT let another account read a model"},
+	{"listModels", "MUST NOT show a model in another account's list"},
+	{"deleteModel", "MUST NOT let another account delete a model"},
+	{"runInference", "MUST NOT let another account query a model"},
+	{"createModel", "MUST NOT let another account build a model from a dataset"},
+
+	{"getDataset", "MUST NOT let another account read a dataset"},
+	{"listDatasets", "MUST NOT show a dataset in another account's list"},
+	{"uploadDatasetFiles", "MUST NOT let another account add files to a dataset"},
+	{"deleteDataset", "MUST NOT let another account delete a dataset"},
+
+	{"listConversations", "MUST NOT show a model's conversations to another account"},
+	{"createConversation", "MUST NOT let another account open a conversation on a model"},
+	{"renameConversation", "MUST NOT let another account rename a conversation"},
+	{"listMessages", "MUST NOT let another account read a conversation's messages"},
+	{"deleteConversation", "MUST NOT let another account delete a conversation"},
+
+	{"getEvaluation", "MUST NOT let another account read an evaluation"},
+	{"listEvaluations", "MUST NOT show an evaluation in another account's list"},
+	{"updateEvaluation", "MUST NOT let another account update an evaluation"},
+	{"startEvaluation", "MUST NOT let another account start an evaluation"},
+	{"runRagasEvaluation", "MUST NOT let another account run RAGAS on an evaluation"},
+	{"deleteEvaluation", "MUST NOT let another account delete an evaluation"},
+	{"createEvaluation", "MUST NOT let another account evaluate a model"},
+}
+
+// isolationExempt are the operations with no isolation check, each with
+// the reason.
+var isolationExempt = map[string]string{
+	"createDataset": "names no resource: a dataset is made from the caller's own files and URLs, so there is nothing of another account to reach",
+	"checkEvaluationName": "names no resource; that another account's evaluation names do not count as taken is D-19's " +
+		"(availability within the account), a decided rule no check tests yet",
+}
+
+// isolationJudge is how the second account's answer is judged.
+type isolationJudge int
+
+const (
+	// isoRefused: a foreign id is refused (404, D-17).
+	isoRefused isolationJudge = iota
+	// isoRefusedAndKept: refused, and the first account still reads the
+	// resource afterwards (a delete).
+	isoRefusedAndKept
+	// isoUnlisted: refused, or a list without the first account's resource.
+	isoUnlisted
+	// isoCreateRefused: a creation naming a foreign resource is refused (and
+	// what it made removed if it was not).
+	isoCreateRefused
+	// isoStreamRefused: an answer that may be a stream, read as one, refused.
+	isoStreamRefused
+)
+
+// isolationJudgeOf is how op's isolation check judges, from op's place in
+// c, and op's resource (nil for none).
+func isolationJudgeOf(c *spec.Contract, op spec.Operation) (isolationJudge, *spec.Resource) {
+	role, r := c.Place(op)
+	switch {
+	case role == spec.RoleList:
+		return isoUnlisted, r
+	case role == spec.RoleDelete:
+		return isoRefusedAndKept, r
+	case role == spec.RoleCreate:
+		return isoCreateRefused, r
+	case streams(c, op):
+		return isoStreamRefused, r
+	}
+	return isoRefused, r
+}
+
+// isolationNeeds are the resources op's check needs made, by id
+// parameter: those its request must name and, for a list, the listed one.
+func isolationNeeds(c *spec.Contract, op spec.Operation) []string {
+	var out []string
+	for _, ref := range c.References(op) {
+		if ref.Required && !slices.Contains(out, ref.Resource.Param) {
+			out = append(out, ref.Resource.Param)
+		}
+	}
+	if j, r := isolationJudgeOf(c, op); j == isoUnlisted && !slices.Contains(out, r.Param) {
+		out = append(out, r.Param)
+	}
+	return out
+}
+
+// keptRead is how the first account reads r back: the GET of the item,
+// else the first GET under it (a conversation is read by its messages).
+func keptRead(c *spec.Contract, r *spec.Resource) (spec.Operation, bool) {
+	var under []spec.Operation
+	for _, op := range c.Operations {
+		if !strings.EqualFold(op.Method, "GET") {
+			continue
+		}
+		switch {
+		case op.Path == r.Item:
+			return op, true
+		case strings.HasPrefix(op.Path, r.Item+"/"):
+			under = append(under, op)
+		}
+	}
+	if len(under) == 0 {
+		return spec.Operation{}, false
+	}
+	return under[0], true
+}
+
+// streams reports whether op's success may be an event stream.
+func streams(c *spec.Contract, op spec.Operation) bool {
+	kin, err := c.KinOperation(op.ID)
+	if err != nil {
+		return false
+	}
+	ok := kin.Responses.Status(200)
+	return ok != nil && ok.Value != nil && ok.Value.Content.Get("text/event-stream") != nil
+}
+
 // isolationSpecs registers the Isolation area. It is Ordered only to share
 // the first account's resources, made once in BeforeAll; the checks do not
 // depend on each other (ContinueOnFailure).
 func (e *env) isolationSpecs() {
 	Describe("Isolation", Label("isolation"), Ordered, ContinueOnFailure, func() {
-		var model, dataset, conversation, evaluation string
-		var conv, ev created
+		// made holds the first account's resources by id parameter.
+		var made map[string]created
 		BeforeAll(func(ctx SpecContext) {
 			if e.cfg.APIKey2 == "" {
 				return // every check skips, with the reason
 			}
-			model = e.readyModel(ctx)
-			dataset = e.sharedDataset(ctx)
-			// Ids are read tolerantly: the create answers are judged by
-			// the Conversations and Evaluations areas; a check whose
-			// resource was not created skips (need).
-			conv = e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
-			conversation = conv.id
-			ev = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
-			evaluation = ev.id
+			made = e.oneOfEach(ctx)
 		})
 
 		BeforeEach(func() {
@@ -45,150 +162,105 @@ func (e *env) isolationSpecs() {
 			}
 		})
 
-		// How the second account is answered. Each judge sends r as the
-		// second account.
-		//
-		// refused: the refusal of a foreign id.
-		refused := func(ctx SpecContext, r client.Request) {
-			GinkgoHelper()
-			r.Auth = client.AuthKey2
-			e.expectNotFound(e.do(ctx, r))
-		}
-		// refusedAndKept: refused, and the first account still has the
-		// resource at p afterwards.
-		refusedAndKept := func(p func() string) func(SpecContext, client.Request) {
-			return func(ctx SpecContext, r client.Request) {
-				GinkgoHelper()
-				refused(ctx, r)
-				e.expectSuccess(e.do(ctx, client.Request{Method: http.MethodGet, Path: p()}))
+		for _, row := range isolationChecks {
+			op, ok := spec.Strict().Operation(row.op)
+			if !ok {
+				panic("conformance: an isolation check names no operation " + row.op)
 			}
-		}
-		// unlisted: a refusal, or a list without the id; items finds the
-		// list's records.
-		unlisted := func(id *string, items func(judge.J) []judge.J) func(SpecContext, client.Request) {
-			return func(ctx SpecContext, r client.Request) {
-				GinkgoHelper()
-				r.Auth = client.AuthKey2
-				x := e.do(ctx, r)
-				if x.Status/100 != 2 {
-					e.expectNotFound(x)
-					return
+			e.check(row.behaviour, declared("4.1.1", op.Clause, "D-17"), func(ctx SpecContext) {
+				ids := map[string]string{}
+				for _, param := range isolationNeeds(spec.Strict(), op) {
+					what := strings.TrimSuffix(param, "_id")
+					c, ok := made[param]
+					if !ok {
+						Skip("the " + what + " this check needs could not be made: its create operation names a resource that was not made")
+					}
+					ids[param] = e.need(c, what)
 				}
-				ids := judge.IDs(items(e.expectSuccess(x)))
-				e.expectThat(x, !slices.Contains(ids, *id), "the second account's list shows %s", *id)
-			}
-		}
-		// createRefused: a creation, refused (and removed if it was not).
-		createRefused := func(collection string) func(SpecContext, client.Request) {
-			return func(ctx SpecContext, r client.Request) {
-				GinkgoHelper()
-				r.Auth = client.AuthKey2
-				e.expectNotFound(e.create(ctx, r, collection).x)
-			}
-		}
-		// inferRefused: an inference, refused.
-		inferRefused := func(ctx SpecContext, r client.Request) {
-			GinkgoHelper()
-			r.Auth = client.AuthKey2
-			x, _ := e.infer(ctx, r)
-			e.expectNotFound(x)
-		}
-		evaluations := func(d judge.J) []judge.J { return d.Get("evaluations").Items() }
-		// Each row: the behaviour, the operation (its clause labels the
-		// check), the resource made in BeforeAll the check needs, if any,
-		// the request and how its answer is judged.
-		rows := []struct {
-			behaviour, op string
-			need          *created
-			req           func() client.Request
-			judge         func(SpecContext, client.Request)
-		}{
-			{"MUST NOT let another account read a model", "getModel", nil,
-				func() client.Request { return client.Request{Method: http.MethodGet, Path: at(pathModels, model)} }, refused},
-			{"MUST NOT show a model in another account's list", "listModels", nil,
-				func() client.Request { return client.Request{Method: http.MethodGet, Path: pathModels} }, unlisted(&model, judge.Records)},
-			{"MUST NOT let another account delete a model", "deleteModel", nil,
-				func() client.Request { return client.Request{Method: http.MethodDelete, Path: at(pathModels, model)} },
-				refusedAndKept(func() string { return at(pathModels, model) })},
-			{"MUST NOT let another account query a model", "runInference", nil,
-				func() client.Request {
-					return client.Request{Method: http.MethodPost, Path: pathInference, JSON: query(model, nil)}
-				}, inferRefused},
-			{"MUST NOT let another account build a model from a dataset", "createModel", nil,
-				func() client.Request {
-					return client.Request{Method: http.MethodPost, Path: pathModels,
-						JSON: map[string]any{"model_name": e.name("model"), "dataset_id": dataset}}
-				}, createRefused(pathModels)},
-
-			{"MUST NOT let another account read a dataset", "getDataset", nil,
-				func() client.Request { return client.Request{Method: http.MethodGet, Path: at(pathDatasets, dataset)} }, refused},
-			{"MUST NOT show a dataset in another account's list", "listDatasets", nil,
-				func() client.Request { return client.Request{Method: http.MethodGet, Path: pathDatasets} }, unlisted(&dataset, judge.J.Items)},
-			{"MUST NOT let another account add files to a dataset", "uploadDatasetFiles", nil,
-				func() client.Request {
-					return client.Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
-						Fields: []exchange.FormField{{Name: "dataset_id", Value: dataset}}, Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}}
-				}, refused},
-			{"MUST NOT let another account delete a dataset", "deleteDataset", nil,
-				func() client.Request {
-					return client.Request{Method: http.MethodDelete, Path: at(pathDatasets, dataset)}
-				},
-				refusedAndKept(func() string { return at(pathDatasets, dataset) })},
-
-			{"MUST NOT show a model's conversations to another account", "listConversations", &conv,
-				func() client.Request { return listConversations(model, nil) }, unlisted(&conversation, judge.J.Items)},
-			{"MUST NOT let another account open a conversation on a model", "createConversation", nil,
-				func() client.Request { return conversationRequest(model, e.name("thread")) }, createRefused(pathConversations)},
-			{"MUST NOT let another account rename a conversation", "renameConversation", &conv,
-				func() client.Request {
-					return client.Request{Method: http.MethodPatch, Path: at(pathConversations, conversation), JSON: map[string]any{"title": "taken over"}}
-				}, refused},
-			{"MUST NOT let another account read a conversation's messages", "listMessages", &conv,
-				func() client.Request {
-					return client.Request{Method: http.MethodGet, Path: at(pathConversations, conversation, "/messages")}
-				}, refused},
-			{"MUST NOT let another account delete a conversation", "deleteConversation", &conv,
-				func() client.Request {
-					return client.Request{Method: http.MethodDelete, Path: at(pathConversations, conversation)}
-				},
-				refusedAndKept(func() string { return at(pathConversations, conversation, "/messages") })},
-
-			{"MUST NOT let another account read an evaluation", "getEvaluation", &ev,
-				func() client.Request {
-					return client.Request{Method: http.MethodGet, Path: at(pathEvaluations, evaluation)}
-				}, refused},
-			{"MUST NOT show an evaluation in another account's list", "listEvaluations", &ev,
-				func() client.Request { return client.Request{Method: http.MethodGet, Path: pathEvaluations} }, unlisted(&evaluation, evaluations)},
-			{"MUST NOT let another account update an evaluation", "updateEvaluation", &ev,
-				func() client.Request {
-					return client.Request{Method: http.MethodPut, Path: at(pathEvaluations, evaluation), JSON: map[string]any{"description": "taken over"}}
-				}, refused},
-			{"MUST NOT let another account start an evaluation", "startEvaluation", &ev,
-				func() client.Request {
-					return client.Request{Method: http.MethodPost, Path: at(pathEvaluations, evaluation, "/start")}
-				}, refused},
-			{"MUST NOT let another account run RAGAS on an evaluation", "runRagasEvaluation", &ev,
-				func() client.Request {
-					return client.Request{Method: http.MethodPost, Path: at(pathEvaluations, evaluation, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples()[:1])}
-				}, refused},
-			{"MUST NOT let another account delete an evaluation", "deleteEvaluation", &ev,
-				func() client.Request {
-					return client.Request{Method: http.MethodDelete, Path: at(pathEvaluations, evaluation)}
-				},
-				refusedAndKept(func() string { return at(pathEvaluations, evaluation) })},
-			{"MUST NOT let another account evaluate a model", "createEvaluation", nil,
-				func() client.Request {
-					return client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(e.name("eval"), model)}
-				}, createRefused(pathEvaluations)},
-		}
-		whatOf := map[*created]string{&conv: "conversation", &ev: "evaluation"}
-		for _, row := range rows {
-			e.check(row.behaviour, declared("4.1.1", opClauses[row.op], "D-17"), func(ctx SpecContext) {
-				if row.need != nil {
-					e.need(*row.need, whatOf[row.need])
-				}
-				row.judge(ctx, row.req())
+				e.judgeIsolation(ctx, op, e.sampleRequest(op, ids), ids)
 			})
 		}
 	})
+}
+
+// oneOfEach makes one resource of every kind of the contract in the first
+// account, by id parameter: the shared dataset and ready model (made once
+// per run), and one of each other kind by its create operation's sample
+// request, naming those made before it. Ids are read tolerantly: the
+// create answers are judged by each resource's area; a check whose
+// resource has no id skips (need). A kind whose create names a kind that
+// was not made is left out.
+func (e *env) oneOfEach(ctx SpecContext) map[string]created {
+	GinkgoHelper()
+	made := map[string]created{
+		"model_id":   {id: e.readyModel(ctx)},
+		"dataset_id": {id: e.sharedDataset(ctx)},
+	}
+	for progress := true; progress; {
+		progress = false
+		for _, r := range spec.Strict().Resources() {
+			if _, done := made[r.Param]; done {
+				continue
+			}
+			create, ok := createOf(spec.Strict(), r)
+			if !ok {
+				continue
+			}
+			ids, ready := map[string]string{}, true
+			for _, ref := range spec.Strict().References(create) {
+				if ref.Required {
+					ids[ref.Name] = made[ref.Name].id
+					ready = ready && ids[ref.Name] != ""
+				}
+			}
+			if ready {
+				made[r.Param] = e.create(ctx, e.sampleRequest(create, ids), r.Collection)
+				progress = true
+			}
+		}
+	}
+	return made
+}
+
+// createOf is the operation of c that creates r.
+func createOf(c *spec.Contract, r *spec.Resource) (spec.Operation, bool) {
+	for _, op := range c.Operations {
+		if role, of := c.Place(op); role == spec.RoleCreate && of == r {
+			return op, true
+		}
+	}
+	return spec.Operation{}, false
+}
+
+// judgeIsolation sends r, op's request naming the first account's
+// resources ids, as the second account, and judges the answer.
+func (e *env) judgeIsolation(ctx SpecContext, op spec.Operation, r client.Request, ids map[string]string) {
+	GinkgoHelper()
+	r.Auth = client.AuthKey2
+	how, res := isolationJudgeOf(spec.Strict(), op)
+	switch how {
+	case isoRefused:
+		e.expectNotFound(e.do(ctx, r))
+	case isoRefusedAndKept:
+		e.expectNotFound(e.do(ctx, r))
+		read, ok := keptRead(spec.Strict(), res)
+		if !ok {
+			Fail("conformance: nothing reads a " + res.Word() + " back")
+		}
+		e.expectSuccess(e.do(ctx, e.sampleRequest(read, ids)))
+	case isoUnlisted:
+		x := e.do(ctx, r)
+		if x.Status/100 != 2 {
+			e.expectNotFound(x)
+			return
+		}
+		id := ids[res.Param]
+		listed := judge.IDs(judge.Records(e.expectSuccess(x)))
+		e.expectThat(x, !slices.Contains(listed, id), "the second account's list shows %s", id)
+	case isoCreateRefused:
+		e.expectNotFound(e.create(ctx, r, res.Collection).x)
+	case isoStreamRefused:
+		x, _ := e.infer(ctx, r)
+		e.expectNotFound(x)
+	}
 }

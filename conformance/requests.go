@@ -5,53 +5,14 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"strings"
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/fixtures"
-	"contractkit/spec"
 )
 
-// Requests the checks of several areas send: a sample request for any
-// operation, and the builders of bodies, forms and queries.
-
-// sampleRequest is a plausible request for op that the contract accepts:
-// every path id set to an id no resource has, and a well-formed body.
-func (e *env) sampleRequest(op spec.Operation) client.Request {
-	p := op.Path
-	for _, param := range []string{"{model_id}", "{dataset_id}", "{evaluation_id}"} {
-		p = strings.ReplaceAll(p, param, e.unknownID)
-	}
-	p = strings.ReplaceAll(p, "{conversation_id}", e.unknownUUID())
-	r := client.Request{Method: strings.ToUpper(op.Method), Path: p}
-	unknown := jsonInt(e.unknownID)
-	switch op.ID {
-	case "createModel":
-		r.JSON = map[string]any{"model_name": e.name("model"), "dataset_id": e.unknownID}
-	case "listConversations":
-		r.Query = url.Values{"model_id": {e.unknownID}}
-	case "createConversation":
-		r.JSON = map[string]any{"model_id": unknown, "title": "conformance"}
-	case "renameConversation":
-		r.JSON = map[string]any{"title": "renamed"}
-	case "createDataset":
-		r.Form = datasetForm(e.name("data"), "release-notes.txt")
-	case "uploadDatasetFiles":
-		r.Form = &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.unknownID}}, Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}
-	case "runInference":
-		r.JSON = map[string]any{"query": "What is the standard warranty period?", "model_id": unknown}
-	case "createEvaluation":
-		r.JSON = evaluationBody(e.name("eval"), e.unknownID)
-	case "checkEvaluationName":
-		r.Query = url.Values{"name": {e.name("eval")}}
-	case "updateEvaluation":
-		r.JSON = map[string]any{"description": "updated by the conformance suite"}
-	case "runRagasEvaluation":
-		r.JSON = ragasBody(fixtures.RagasSamples()[:1])
-	}
-	return r
-}
+// Requests the checks of several areas send: the builders of bodies, forms
+// and queries (a sample request of any operation is samples.go's).
 
 // unknownUUID is a conversation id no conversation has (D-20: UUIDs).
 func (e *env) unknownUUID() string {

@@ -33,6 +33,17 @@ var mutants = []Mutant{
 	{Name: "auth-403-not-401", Area: "auth", Breaks: "a bad key is answered 403 instead of 401",
 		Answer: onStatus(http.StatusUnauthorized, func(_ *Exchange, a *Answer) { a.Status = http.StatusForbidden })},
 
+	// ---- isolation (seed §4.1 "the caller's account", §5) ----
+	// Every valid key reaches the first key's account: each key still
+	// authenticates, but the accounts are one.
+	{Name: "accounts-shared", Area: "isolation", Breaks: "every valid key is served the first key's account",
+		Request: func(x *Exchange) {
+			scheme, token, _ := strings.Cut(x.Req.Header.Get("Authorization"), " ")
+			if len(x.opts.Keys) > 1 && strings.EqualFold(scheme, "Bearer") && slices.Contains(x.opts.Keys[1:], strings.TrimSpace(token)) {
+				x.useFirstKey()
+			}
+		}},
+
 	// ---- envelope (seed §1) ----
 	{Name: "envelope-status-missing", Area: "envelope", Breaks: "success bodies lack status",
 		Answer: jsonAnswer(func(_ *Exchange, _ int, v any) any { return dropKey(v, "status") })},

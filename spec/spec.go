@@ -46,7 +46,8 @@ type Contract struct {
 	// Raw is the YAML this view was built from.
 	Raw []byte
 
-	requests map[string]*RequestCheck // by operationId (requests.go)
+	requests  map[string]*RequestCheck // by operationId (requests.go)
+	resources []*Resource              // resources.go
 }
 
 // Operation is one method on one path of the contract.
@@ -59,6 +60,10 @@ type Operation struct {
 	// Cost is what a successful call creates or starts that the account
 	// pays for (the x-cost mark, cost.go); nil for an operation without.
 	Cost *Cost
+	// Clause is the seed clause that states the operation, its x-seed mark
+	// ("4.1.3": the third endpoint of §4.1 in the seed's order); "" for an
+	// operation without one.
+	Clause string
 }
 
 var (
@@ -141,7 +146,8 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, requests: requests}, nil
+	return &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, requests: requests,
+		resources: resourcesOf(kin)}, nil
 }
 
 func operations(doc *openapi3.T) ([]Operation, error) {
@@ -157,7 +163,8 @@ func operations(doc *openapi3.T) ([]Operation, error) {
 			if err != nil {
 				return nil, err
 			}
-			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: path, Statuses: codes, Cost: cost})
+			clause, _ := op.Extensions["x-seed"].(string)
+			ops = append(ops, Operation{ID: op.OperationID, Method: method, Path: path, Statuses: codes, Cost: cost, Clause: clause})
 		}
 	}
 	sort.Slice(ops, func(i, j int) bool {

@@ -256,6 +256,9 @@ func (t *tracer) response(ptr string, n *yaml.Node) {
 }
 
 func (t *tracer) operation(ptr string, op *yaml.Node) {
+	// An operation's own x-seed names the clause that states it; marks()
+	// holds it to a clause of the reference like any other.
+	t.marks(ptr, op)
 	if params := mapValue(op, "parameters"); params != nil {
 		for i, p := range params.Content {
 			t.withSchema(pointer(pointer(ptr, "parameters"), fmt.Sprint(i)), p, "parameter")

@@ -1,9 +1,7 @@
 package explore
 
 import (
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -18,8 +16,9 @@ import (
 // spec/openapi.yaml (its paths, schemas and x- marks), so a new operation or
 // field is explored without new suite code.
 
-// resourceKind is a resource of the contract: a collection path whose items
-// have a path of their own, collection/{param}.
+// resourceKind is a resource of the contract (spec.Resource: a collection
+// path whose items have a path of their own, collection/{param}) with what
+// the explore phase reads of it.
 type resourceKind struct {
 	collection string // "/api/v1/user/model"
 	param      string // "model_id", the item path's parameter
@@ -37,17 +36,17 @@ type resourceKind struct {
 	scope string
 }
 
-// opRole is what an operation does to its resource.
-type opRole int
+// opRole is what an operation does to its resource (spec.Place).
+type opRole = spec.Role
 
 const (
-	roleCreate opRole = iota // POST collection
-	roleList                 // GET collection
-	roleGet                  // GET item
-	roleUpdate               // PUT or PATCH item
-	roleDelete               // DELETE item
-	roleChild                // any method on item/suffix (start, run-ragas, messages)
-	roleOther                // under no resource (inference, upload, check-name)
+	roleCreate = spec.RoleCreate // POST collection
+	roleList   = spec.RoleList   // GET collection
+	roleGet    = spec.RoleGet    // GET item
+	roleUpdate = spec.RoleUpdate // PUT or PATCH item
+	roleDelete = spec.RoleDelete // DELETE item
+	roleChild  = spec.RoleChild  // any method on item/suffix (start, run-ragas, messages)
+	roleOther  = spec.RoleOther  // under no resource (inference, upload, check-name)
 )
 
 // exploreOp is one operation as the explore phase drives it.
@@ -72,29 +71,23 @@ type exploreOp struct {
 
 // catalog is the explore phase's map of the whole contract.
 type catalog struct {
-	kinds []*resourceKind
-	ops   []*exploreOp
+	contract *spec.Contract // the contract as written
+	kinds    []*resourceKind
+	ops      []*exploreOp
 	// byParam finds the resource a field names: "model_id" → models.
 	byParam map[string]*resourceKind
 }
 
-var itemPath = regexp.MustCompile(`^(.*)/\{([A-Za-z_]+)\}$`)
-
 // newCatalog reads the contract: strict is the document as written,
 // declared its declared view (the same operations and paths).
 func newCatalog(strict, declared *spec.Contract) *catalog {
-	c := &catalog{byParam: map[string]*resourceKind{}}
+	c := &catalog{contract: strict, byParam: map[string]*resourceKind{}}
 	paths := strict.Kin.Paths.Map()
-	for p := range paths {
-		m := itemPath.FindStringSubmatch(p)
-		if m == nil || paths[m[1]] == nil {
-			continue
-		}
-		k := &resourceKind{collection: m[1], param: m[2], item: p}
+	for _, r := range strict.Resources() {
+		k := &resourceKind{collection: r.Collection, param: r.Param, item: r.Item}
 		c.kinds = append(c.kinds, k)
 		c.byParam[k.param] = k
 	}
-	sort.Slice(c.kinds, func(i, j int) bool { return c.kinds[i].collection < c.kinds[j].collection })
 	for _, op := range strict.Operations {
 		kin := paths[op.Path].GetOperation(strings.ToUpper(op.Method))
 		decl := declared.Kin.Paths.Value(op.Path).GetOperation(strings.ToUpper(op.Method))
@@ -120,18 +113,12 @@ func newCatalog(strict, declared *spec.Contract) *catalog {
 	return c
 }
 
-// namedBy lists the kinds op names in a required field or parameter.
+// namedBy lists the kinds op names in a required field or parameter
+// (spec.References).
 func (c *catalog) namedBy(op *exploreOp) []*resourceKind {
 	var out []*resourceKind
-	if op.body != nil {
-		for _, name := range op.body.Required {
-			if k := c.byParam[name]; k != nil && k != op.kind {
-				out = append(out, k)
-			}
-		}
-	}
-	for _, p := range op.query {
-		if k := c.byParam[p.Name]; k != nil && p.Required && k != op.kind {
+	for _, ref := range c.contract.References(op.Operation) {
+		if k := c.byParam[ref.Name]; k != nil && ref.In != spec.InPath && ref.Required && k != op.kind {
 			out = append(out, k)
 		}
 	}
@@ -168,26 +155,13 @@ func (c *catalog) opOf(k *resourceKind, role opRole) *exploreOp {
 	return nil
 }
 
-// roleOf places op among the resources.
+// roleOf places op among the resources (spec.Place).
 func (c *catalog) roleOf(op spec.Operation) (opRole, *resourceKind) {
-	m := strings.ToUpper(op.Method)
-	for _, k := range c.kinds {
-		switch {
-		case op.Path == k.collection && m == "POST":
-			return roleCreate, k
-		case op.Path == k.collection && m == "GET":
-			return roleList, k
-		case op.Path == k.item && m == "GET":
-			return roleGet, k
-		case op.Path == k.item && (m == "PUT" || m == "PATCH"):
-			return roleUpdate, k
-		case op.Path == k.item && m == "DELETE":
-			return roleDelete, k
-		case strings.HasPrefix(op.Path, k.item+"/"):
-			return roleChild, k
-		}
+	role, r := c.contract.Place(op)
+	if r == nil {
+		return role, nil
 	}
-	return roleOther, nil
+	return role, c.byParam[r.Param]
 }
 
 // describe fills what a kind's operations say of it: its item schema, the

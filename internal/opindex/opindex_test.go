@@ -2,30 +2,45 @@ package opindex
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"contractkit/conformance"
 	"contractkit/mockserver"
 	"contractkit/mutation"
 	"contractkit/recording"
 	"contractkit/spec"
 )
 
+// table is one per-operation table: derived from the contract c (the
+// tables that read it take it), or kept in code (kept).
+type table func(c *spec.Contract) (name, file string, entries map[string]string)
+
+// kept adapts a table kept in code, which reads no contract.
+func kept(f func() (name, file string, entries map[string]string)) table {
+	return func(*spec.Contract) (string, string, map[string]string) { return f() }
+}
+
 // tables are the per-operation tables of the kit: one line each.
-var tables = []func() (name, file string, entries map[string]string){
-	mockserver.OperationTable,
-	recording.OperationTable,
-	mutation.OperationTable,
+var tables = []table{
+	kept(mockserver.OperationTable),
+	kept(recording.OperationTable),
+	kept(mutation.OperationTable),
+	conformance.ClauseTable,
+	conformance.SampleTable,
+	kept(conformance.IsolationTable),
+	conformance.DeletionTable,
 }
 
 // problems lists, table by table, the operations of c a table lacks and
 // the entries that name no operation of c, one line each, naming the table
 // and its file.
-func problems(c *spec.Contract, tabs []func() (string, string, map[string]string)) []string {
+func problems(c *spec.Contract, tabs []table) []string {
 	var out []string
 	for _, tab := range tabs {
-		name, file, entries := tab()
+		name, file, entries := tab(c)
 		where := fmt.Sprintf("%s, in %s", name, file)
 		known := map[string]bool{}
 		for _, op := range c.Operations {
@@ -59,48 +74,108 @@ func TestEveryOperationIsInEveryTable(t *testing.T) {
 }
 
 // patchDataset is an endpoint the contract does not have, as an outside
-// review imagined one: PATCH /api/v1/user/dataset/{dataset_id}.
+// review imagined one: PATCH /api/v1/user/dataset/{dataset_id}, renaming a
+// dataset from a JSON body, written as a developer would write it first
+// (no seed clause, no request example).
 const patchDataset = `    patch:
       operationId: patchDataset
       tags: [datasets]
       summary: Rename a dataset
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties: { dataset_name: { type: string } }
       responses:
         '200':
           description: The renamed dataset.
           content:
             application/json:
               schema: { $ref: '#/components/schemas/DatasetEnvelope' }
+              examples:
+                renamed: { $ref: '#/components/examples/Dataset' }
 `
 
-// TestAnAddedEndpointListsTheWork: with one operation added to the
-// contract, every table is named, with its file and the new operation, and
-// an entry whose operation is gone is named too.
-func TestAnAddedEndpointListsTheWork(t *testing.T) {
-	anchor := "  /api/v1/user/dataset/{dataset_id}:\n    parameters:\n      - $ref: '#/components/parameters/DatasetId'\n"
-	raw := strings.Replace(string(spec.Document), anchor, anchor+patchDataset, 1)
+// datasetItem is the path item patchDataset joins.
+const datasetItem = "  /api/v1/user/dataset/{dataset_id}:\n    parameters:\n      - $ref: '#/components/parameters/DatasetId'\n"
+
+// withOperation is the contract with op added to the path item at anchor.
+func withOperation(t *testing.T, anchor, op string) *spec.Contract {
+	t.Helper()
+	raw := strings.Replace(string(spec.Document), anchor, anchor+op, 1)
 	if raw == string(spec.Document) {
-		t.Fatal("the contract no longer has the dataset path item this test extends")
+		t.Fatal("the contract no longer has the path item this test extends")
 	}
 	c, err := spec.Build([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := problems(c, tables)
-	if len(got) != len(tables) {
-		t.Errorf("%d problems, want one per table (%d):\n%s", len(got), len(tables), strings.Join(got, "\n"))
+	return c
+}
+
+// theWork is the index's lines for the new operation id, in table order.
+func theWork(c *spec.Contract, id string) []string {
+	var out []string
+	for _, p := range problems(c, tables) {
+		if strings.Contains(p, " "+id+" ") {
+			out = append(out, p)
+		}
 	}
-	for _, tab := range tables {
-		name, file, _ := tab()
-		want := fmt.Sprintf("%s, in %s: no entry for patchDataset (PATCH /api/v1/user/dataset/{dataset_id}), and no exemption with its reason", name, file)
-		if !slices.Contains(got, want) {
-			t.Errorf("no line %q; got:\n%s", want, strings.Join(got, "\n"))
+	return out
+}
+
+// TestAnAddedEndpointListsTheWork: with one operation added to the
+// contract, every table that needs an entry for it is named, with its file
+// and the new operation, and only those: a table derived from the contract
+// that derives the new operation's entry (its deletion checks: it deletes
+// nothing) stays silent. An entry whose operation is gone is named too.
+func TestAnAddedEndpointListsTheWork(t *testing.T) {
+	c := withOperation(t, datasetItem, patchDataset)
+	got := problems(c, tables)
+	if others := slices.DeleteFunc(slices.Clone(got), func(p string) bool { return strings.Contains(p, " patchDataset ") }); len(others) > 0 {
+		t.Errorf("problems beyond the new operation:\n%s", strings.Join(others, "\n"))
+	}
+	line := func(name, file string) string {
+		return fmt.Sprintf("%s, in %s: no entry for patchDataset (PATCH /api/v1/user/dataset/{dataset_id}), and no exemption with its reason", name, file)
+	}
+	var want []string
+	for _, tab := range []table{
+		kept(mockserver.OperationTable), kept(recording.OperationTable), kept(mutation.OperationTable),
+		conformance.ClauseTable, conformance.SampleTable, kept(conformance.IsolationTable),
+	} {
+		name, file, _ := tab(c)
+		want = append(want, line(name, file))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the work listed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The README's "Adding an endpoint" shows a developer these lines.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range got {
+		if !strings.Contains(string(readme), "\n"+l+"\n") {
+			t.Errorf("README.md (For contributors, Adding an endpoint) does not show the line\n%s", l)
 		}
 	}
 
-	stale := func() (string, string, map[string]string) {
+	// Written with its clause and a request example, the contract's own
+	// tables have the operation's entries: what is left is code.
+	done := strings.Replace(patchDataset, "      tags: [datasets]\n", "      x-seed: '4.3.2'\n      tags: [datasets]\n", 1)
+	done = strings.Replace(done, "              properties: { dataset_name: { type: string } }\n",
+		"              properties: { dataset_name: { type: string } }\n            examples:\n              rename: { value: { dataset_name: Handbook 2026 } }\n", 1)
+	left := theWork(withOperation(t, datasetItem, done), "patchDataset")
+	if len(left) != 4 || !strings.HasPrefix(left[3], "conformance: the isolation check") {
+		t.Errorf("with its clause and example, the work left:\n%s\nwant the mock's, the recorder's, the mutants' and the isolation tables", strings.Join(left, "\n"))
+	}
+
+	stale := func(*spec.Contract) (string, string, map[string]string) {
 		return "a table", "x/y.go", map[string]string{"getDataset": "", "patchDataset": "", "renameDataset": "gone"}
 	}
-	p := problems(spec.Strict(), []func() (string, string, map[string]string){stale})
+	p := problems(spec.Strict(), []table{stale})
 	for _, want := range []string{
 		"a table, in x/y.go: patchDataset is no operation of the contract",
 		"a table, in x/y.go: renameDataset is no operation of the contract",
@@ -110,10 +185,60 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 			t.Errorf("no line %q; got:\n%s", want, strings.Join(p, "\n"))
 		}
 	}
-	blank := func() (string, string, map[string]string) {
+	blank := func(*spec.Contract) (string, string, map[string]string) {
 		return "a table", "x/y.go", map[string]string{"getDataset": " "}
 	}
-	if p := problems(spec.Strict(), []func() (string, string, map[string]string){blank}); !slices.Contains(p, "a table, in x/y.go: the exemption of getDataset gives no reason") {
+	if p := problems(spec.Strict(), []table{blank}); !slices.Contains(p, "a table, in x/y.go: the exemption of getDataset gives no reason") {
 		t.Errorf("an exemption without a reason is not named; got:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// TestAnAddedDeleteListsItsGoneChecks: a DELETE of a resource's item needs
+// its delete check, which a read or a child operation does not.
+func TestAnAddedDeleteListsItsGoneChecks(t *testing.T) {
+	anchor := "  /api/v1/user/conversations/{conversation_id}/messages:\n    parameters:\n      - $ref: '#/components/parameters/ConversationId'\n"
+	clear := `    delete:
+      operationId: clearMessages
+      x-seed: '4.2.5'
+      tags: [conversations]
+      summary: Delete every message of a conversation
+      responses:
+        '200':
+          description: Cleared.
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/DeleteEnvelope' }
+              examples:
+                cleared: { value: { status: success, data: { message: cleared, id: '1' } } }
+`
+	for _, p := range theWork(withOperation(t, anchor, clear), "clearMessages") {
+		if strings.HasPrefix(p, "conformance: the delete check") {
+			t.Errorf("a DELETE under an item needs no delete check of its own: %s", p)
+		}
+	}
+	projects := `  /api/v1/user/projects:
+    get:
+      operationId: listProjects
+      x-seed: '4.1.1'
+      tags: [models]
+      summary: List projects
+      responses:
+        '200':
+          description: The projects.
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/DeleteEnvelope' }
+              examples:
+                none: { value: { status: success, data: { message: none, id: '1' } } }
+  /api/v1/user/projects/{project_id}:
+    parameters:
+      - { name: project_id, in: path, required: true, x-seed: '4', schema: { type: string, example: '3' } }
+` + strings.ReplaceAll(strings.ReplaceAll(clear, "clearMessages", "deleteProject"), "conversations]", "models]")
+	work := theWork(withOperation(t, "\npaths:\n", projects), "deleteProject")
+	c := withOperation(t, "\npaths:\n", projects)
+	name, file, _ := conformance.DeletionTable(c)
+	want := fmt.Sprintf("%s, in %s: no entry for deleteProject (DELETE /api/v1/user/projects/{project_id}), and no exemption with its reason", name, file)
+	if !slices.Contains(work, want) {
+		t.Errorf("the work of a new DELETE:\n%s\nlacks %q", strings.Join(work, "\n"), want)
 	}
 }

@@ -1,0 +1,78 @@
+package conformance
+
+import (
+	"contractkit/spec"
+)
+
+// The suite's per-operation tables as the kit's operation index
+// (internal/opindex) reads them: for each, a name, where it is written, and
+// every operationId mapped to "" (the table has an entry) or to the reason
+// it needs none. Tables derived from the contract take the contract they
+// are derived from, so the index can ask them about a contract with an
+// operation added; the tables kept here take nothing.
+//
+// Derived entirely, and so not in the index (nothing to forget): the
+// operations the unknown-id checks name (idOperations), those a valid key
+// reads with nothing made (freeReads), the explore phase's catalog.
+
+// ClauseTable is the seed clause of each operation of c, read from its
+// x-seed mark: every check of the operation is labelled with it.
+func ClauseTable(c *spec.Contract) (name, file string, entries map[string]string) {
+	entries = map[string]string{}
+	for _, op := range c.Operations {
+		if op.Clause != "" {
+			entries[op.ID] = ""
+		}
+	}
+	return "conformance: the seed clause of each operation (the checks' labels)",
+		"spec/openapi.yaml, x-seed on the operation (4.N.k)", entries
+}
+
+// SampleTable is the sample request of each operation of c, built from
+// the contract (samples.go): an operation whose request the contract does
+// not give enough to build (a body without an example, a required query
+// parameter that names no resource and has no example) has no entry.
+func SampleTable(c *spec.Contract) (name, file string, entries map[string]string) {
+	entries = map[string]string{}
+	for _, op := range c.Operations {
+		if _, err := sampleOf(c, op); err == nil {
+			entries[op.ID] = ""
+		}
+	}
+	return "conformance: the sample request of each operation (authentication, unknown-id, isolation and deletion checks)",
+		"spec/openapi.yaml, a request example on its body and an example on each required query parameter (built by conformance/samples.go)", entries
+}
+
+// IsolationTable is the isolation check of each operation, or the reason
+// it has none.
+func IsolationTable() (name, file string, entries map[string]string) {
+	entries = map[string]string{}
+	for _, row := range isolationChecks {
+		entries[row.op] = ""
+	}
+	for id, why := range isolationExempt {
+		if _, dup := entries[id]; !dup {
+			entries[id] = why
+		}
+	}
+	return "conformance: the isolation check of each operation (a second account)",
+		"conformance/isolation.go, isolationChecks or isolationExempt", entries
+}
+
+// DeletionTable is the delete check of each DELETE of a resource's item in
+// c; every other operation deletes nothing of its own and needs none.
+func DeletionTable(c *spec.Contract) (name, file string, entries map[string]string) {
+	entries = map[string]string{}
+	for _, op := range c.Operations {
+		role, _ := c.Place(op)
+		_, has := deleteChecks[op.ID]
+		switch {
+		case has:
+			entries[op.ID] = ""
+		case role != spec.RoleDelete:
+			entries[op.ID] = "not the DELETE of a resource's item: no resource of its own to see gone"
+		}
+	}
+	return "conformance: the delete check of each DELETE, and the checks that its resource is gone",
+		"conformance/deletion.go deleteChecks, and deletionSpecs in the flow of the area that makes the resource", entries
+}
