@@ -115,7 +115,7 @@ func (e *env) probeRunLength(ctx context.Context, model string, windows []raceWi
 		return
 	}
 	id, started, _ := e.startedEvaluation(ctx, model)
-	if id == "" || !pause(ctx, time.Until(started.Add(wait))) {
+	if id == "" || !client.Pause(ctx, time.Until(started.Add(wait))) {
 		return
 	}
 	status, x := e.evaluationStatus(ctx, id)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
@@ -74,16 +73,4 @@ func (e *env) waitEvaluationEnd(ctx context.Context, id string) string {
 		g.Expect(st).To(BeElementOf("completed", "failed"), "evaluation %s is %q", id, st)
 	}).WithTimeout(e.cfg.Timeout).Should(Succeed(), "evaluation %s did not reach completed or failed within --timeout %s", id, e.cfg.Timeout)
 	return status
-}
-
-// pause waits d or until ctx ends; false when ctx ended.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

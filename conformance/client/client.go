@@ -170,7 +170,7 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 		}
 		c.readAll(x, resp)
 		cancel()
-		if !pause(ctx, wait) {
+		if !Pause(ctx, wait) {
 			return nil, x, cancel
 		}
 		waited += wait

@@ -51,8 +51,10 @@ func retryAfter(ctx context.Context, r Request, resp *http.Response, attempt int
 	return wait, true
 }
 
-// pause waits d or until ctx ends; false when ctx ended.
-func pause(ctx context.Context, d time.Duration) bool {
+// Pause waits d or until ctx ends; false when ctx ended. A check that
+// waits for the server (a state that moves on its own) waits with it, so
+// the run's deadline and an interrupt end the wait.
+func Pause(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
