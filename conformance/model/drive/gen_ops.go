@@ -1,4 +1,4 @@
-package model_test
+package drive
 
 import (
 	"encoding/json"
@@ -143,8 +143,7 @@ func (g *gen) success(op string) (model.Call, bool) {
 		c.Body = g.ragas()
 		return c, item("evaluation_id", in("none", "running"))
 	}
-	g.t.Fatalf("no call for %s", op)
-	return c, false
+	return c, false // an operation the contract gained since: no call for it yet (the coverage report names it)
 }
 
 func (g *gen) inference(c model.Call) (model.Call, bool) {
