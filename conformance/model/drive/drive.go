@@ -62,6 +62,9 @@ type Config struct {
 	OneAccount bool
 	// MaxWait bounds one wait for a state by polling (default 20 s).
 	MaxWait time.Duration
+	// Keep leaves what the run made in place (otherwise it is deleted at
+	// the end; what the accounts held before is never changed).
+	Keep bool
 	// MaxCalls ends the run after that many calls (0: no bound): a kept
 	// Sequence replayed.
 	MaxCalls int
@@ -128,7 +131,11 @@ func Drive(ctx context.Context, send Sender, cfg Config) *Run {
 	for _, op := range spec.Strict().Operations {
 		d.ops[op.ID] = op
 	}
-	d.g = &gen{r: rand.New(rand.NewPCG(cfg.Seed, 0x6d6f64656c)), m: d.m, uploadLimit: cfg.UploadLimit}
+	d.g = &gen{r: rand.New(rand.NewPCG(cfg.Seed, 0x6d6f64656c)), m: d.m, uploadLimit: cfg.UploadLimit,
+		protected: map[string]bool{}, writes: map[string]bool{}}
+	for id, op := range d.ops {
+		d.g.writes[id] = !strings.EqualFold(op.Method, "get")
+	}
 	d.drive()
 	return d.run
 }

@@ -19,6 +19,11 @@ func (d *driver) drive() {
 	for _, k := range d.keys() {
 		d.walkAll(k)
 	}
+	for _, k := range d.keys() {
+		for _, r := range d.m.Resources(k) {
+			g.protected[r.Kind+"/"+r.ID] = true
+		}
+	}
 	ops := d.opIDs()
 	// Every operation once as it should succeed: the values a server takes
 	// are known before states and refusals are probed.
@@ -53,6 +58,37 @@ func (d *driver) drive() {
 	d.random(g, d.cfg.Steps)
 	for _, k := range d.keys() {
 		d.walkAll(k)
+	}
+	if !d.cfg.Keep {
+		d.cleanup()
+	}
+}
+
+// cleanup deletes what the run made and is still there, children first:
+// running evaluations are awaited (a running one cannot be deleted).
+func (d *driver) cleanup() {
+	d.run.Stopped = "" // a replay's bound does not keep its resources
+	limit := d.cfg.MaxCalls
+	d.cfg.MaxCalls = 0
+	defer func() { d.cfg.MaxCalls = limit }()
+	for _, k := range d.keys() {
+		var running []string
+		for _, r := range d.m.Resources(k) {
+			if r.Kind == "evaluation_id" && !r.Gone && !d.g.protected[r.Kind+"/"+r.ID] && slices.Contains(r.States["status"], "running") {
+				running = append(running, r.ID)
+			}
+		}
+		if len(running) > 0 && k == model.KeyA {
+			d.advance(d.cfg.Eval, "evaluation_id", running, "completed", "failed")
+		}
+		for _, kind := range []string{"conversation_id", "evaluation_id", "model_id", "dataset_id"} {
+			op := map[string]string{"conversation_id": "deleteConversation", "evaluation_id": "deleteEvaluation", "model_id": "deleteModel", "dataset_id": "deleteDataset"}[kind]
+			for _, r := range d.m.Resources(k) {
+				if r.Kind == kind && !r.Gone && !d.g.protected[r.Kind+"/"+r.ID] {
+					d.do(model.Call{Op: op, Key: k, Path: map[string]string{kind: r.ID}})
+				}
+			}
+		}
 	}
 }
 
