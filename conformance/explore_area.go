@@ -23,14 +23,24 @@ func (e *env) exploreSpecs() {
 	// after every written check.
 	Describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-1), func() {
 		var found *explore.Result
+		var modelled *modelPhase
 		BeforeAll(func(ctx SpecContext) {
 			if e.cfg.Explore <= 0 || e.client == nil {
 				return
 			}
-			found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: e.cfg.Explore,
+			// The reference model's sequences first (coverage does not
+			// depend on the seed), then the properties with what is left
+			// of the budget.
+			modelled = e.driveModel(ctx)
+			spent := 0
+			for _, r := range modelled.runs {
+				spent += len(r.Steps)
+			}
+			found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: max(e.cfg.Explore/modelStepsShare, e.cfg.Explore-spent),
 				Strict: e.cfg.Strict, Keep: e.cfg.Keep, SecondAccount: e.cfg.APIKey2 != ""})
-			e.explored = found.RunLine() + "\nanswers by operation and status:\n" + found.Answers()
+			e.explored = modelled.line() + found.RunLine() + "\nanswers by operation and status:\n" + found.Answers()
 		})
+		e.referenceModelSpecs(func() *modelPhase { return modelled })
 		for _, p := range explore.Properties() {
 			e.check(p.Behaviour, exploreClass(p), func(ctx SpecContext) {
 				if found == nil {

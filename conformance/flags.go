@@ -41,6 +41,7 @@ var flagSpecs = []flagSpec{
 	{"timeout", "D", "CONFORMANCE_TIMEOUT", "the longest wait for a state change (a model ready, an evaluation\nfinished) or for an inference stream (default 2m)"},
 	{"explore", "N", "CONFORMANCE_EXPLORE", "after the written checks, explore with N generated requests (default 1000;\nat most 40 s, shrinking a failure included; 0 turns the phase off)"},
 	{"seed", "N", "CONFORMANCE_SEED", "the seed of the explore phase (default: a random one, printed in every\nreport); the same seed replays the same requests against a fresh server"},
+	{"replay", "FILE", "CONFORMANCE_REPLAY", "the explore phase's kept failures: the reference model's failing seeds and\nsequences are appended to FILE (JSON lines), and a later run replays them first"},
 	{"strict", "", "CONFORMANCE_STRICT", "also fail on decided (not declared) behaviour"},
 	{"keep", "", "CONFORMANCE_KEEP", "leave the resources the checks create in place"},
 	{"list", "", "CONFORMANCE_LIST", "print every check with its labels and seed clauses, run nothing"},
@@ -59,7 +60,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	strs := map[string]*string{
 		"base-url": &o.BaseURL, "api-key": &o.APIKey, "api-key-2": &o.APIKey2,
 		"junit": &o.JUnit, "json": &o.JSON, "html": &o.HTML, "coverage": &o.Coverage,
-		"label-filter": &o.LabelFilter, "focus": &o.Focus,
+		"label-filter": &o.LabelFilter, "focus": &o.Focus, "replay": &o.Replay,
 	}
 	bools := map[string]*bool{"strict": &o.Strict, "keep": &o.Keep, "list": &o.List, "clauses": &o.Clauses, "version": &o.Version}
 	for _, f := range flagSpecs {

@@ -89,6 +89,9 @@ type Config struct {
 	// Seed draws the explore phase's requests; 0 picks one at random
 	// (Run prints it, and the same seed replays the same requests).
 	Seed uint64
+	// Replay is the file of kept failures the explore phase replays first
+	// and appends to ("" none).
+	Replay string
 }
 
 // requestTimeout bounds one ordinary request.

@@ -10,18 +10,22 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
 
 // latitude are valid variants where the reference model has latitude: a
 // server may differ from the mock there and the model must not object.
-// Like modelled, the runner does not run them yet.
+// The runner runs them with the Explore area only (Model).
 // opListDatasets is the list whose order a latitude variant reverses.
 var opListDatasets = ops("listDatasets")
 
 var latitude = []Mutant{
-	{Name: "valid-datasets-newest-first", Area: "variant", Valid: true,
+	{Name: "valid-rate-limited-one-in-twelve", Area: "variant", Valid: true, Model: true,
+		Breaks: "one API request in twelve is answered 429 with Retry-After: 1 before anything is done (§8.4)",
+		Serve:  oneInTwelve},
+	{Name: "valid-datasets-newest-first", Area: "variant", Valid: true, Model: true,
 		Breaks: "the dataset list is newest first (its order is not decided)",
 		Answer: onOperation(opListDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
@@ -31,7 +35,7 @@ var latitude = []Mutant{
 			}
 			return v
 		}))},
-	{Name: "valid-ids-scrambled", Area: "variant", Valid: true,
+	{Name: "valid-ids-scrambled", Area: "variant", Valid: true, Model: true,
 		Breaks:  "model, dataset and evaluation ids are large and in no order (opaque numbers, not a sequence)",
 		Request: unscrambleRequest,
 		Answer: jsonAnswer(func(x *Exchange, _ int, v any) any {
@@ -50,7 +54,7 @@ var latitude = []Mutant{
 				return val
 			})
 		})},
-	{Name: "valid-unicode-escaped", Area: "variant", Valid: true,
+	{Name: "valid-unicode-escaped", Area: "variant", Valid: true, Model: true,
 		Breaks: `every character outside ASCII in a JSON answer or a stream chunk is written as a \u escape`,
 		Answer: func(_ *Exchange, a *Answer) {
 			if strings.HasPrefix(a.Header.Get("Content-Type"), "application/json") {
@@ -58,7 +62,7 @@ var latitude = []Mutant{
 			}
 		},
 		Stream: eachWrite(func(_ *Exchange, _ int, p []byte) []byte { return asciiJSON(p) })},
-	{Name: "valid-timestamps-other-zone", Area: "variant", Valid: true,
+	{Name: "valid-timestamps-other-zone", Area: "variant", Valid: true, Model: true,
 		Breaks: "timestamps are written in the +01:00 zone with nanoseconds (the same instants)",
 		Answer: jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			zone := time.FixedZone("", 3600)
@@ -202,4 +206,22 @@ func asciiJSON(b []byte) []byte {
 		b = b[size:]
 	}
 	return out.Bytes()
+}
+
+// limited counts the API requests of valid-rate-limited-one-in-twelve (one
+// mock serves one variant).
+var limited atomic.Int64
+
+// oneInTwelve answers every twelfth API request itself: 429, Retry-After:
+// 1 and the error envelope, the request not passed on (a refused request
+// did nothing, §8.4).
+func oneInTwelve(x *Exchange, w http.ResponseWriter) bool {
+	if !strings.HasPrefix(x.Client.URL.Path, "/api/") || limited.Add(1)%12 != 0 {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", "1")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write([]byte(`{"status":"error","message":"rate limit exceeded, retry in 1 s"}`))
+	return true
 }

@@ -17,9 +17,8 @@ import (
 // resources, fields computed from others, what each state allows, ids and
 // keys close to real ones, values the reference names refused. Each is
 // triggered by a state or a sequence, not by one request, and no written
-// check provokes it. The runner does not run them yet: the explore phase
-// gets the model next, and then they join List. Lookup finds them, so the
-// mock can put one in front of itself (--break NAME).
+// check provokes it. The runner runs them with the Explore area only
+// (Model), where the suite's reference model phase kills them.
 // The operations the modelled mutants name, and the paths they ask the
 // wrapped mock.
 var (
@@ -38,7 +37,7 @@ var (
 
 var modelled = []Mutant{
 	// ---- the effect of a write on other resources (D-32) ----
-	{Name: "effect-later-exchanges-not-kept", Area: "model", Decided: "D-32",
+	{Name: "effect-later-exchanges-not-kept", Area: "model", Model: true, Decided: "D-32",
 		Breaks: "an inference continuing a conversation that already has messages stores nothing (the first exchange is kept)",
 		Request: jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
 			id, _ := body["conversation_id"].(string)
@@ -62,7 +61,7 @@ var modelled = []Mutant{
 			q, _ := json.Marshal(id)
 			return bytes.Replace(p, []byte("data: {"), append([]byte(`data: {"conversation_id":`), append(q, ',')...), 1)
 		})},
-	{Name: "effect-deleted-model-summary-kept", Area: "model", Decided: "D-32",
+	{Name: "effect-deleted-model-summary-kept", Area: "model", Model: true, Decided: "D-32",
 		Breaks: "an evaluation of a deleted model still shows the model's status as ready",
 		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
@@ -72,7 +71,7 @@ var modelled = []Mutant{
 				return x
 			})
 		}))},
-	{Name: "effect-erased-name-on-soft-delete", Area: "model", Decided: "D-32",
+	{Name: "effect-erased-name-on-soft-delete", Area: "model", Model: true, Decided: "D-32",
 		Breaks: "a model whose dataset was soft-deleted shows an empty dataset_info.name",
 		Answer: onArea("models", jsonAnswer(func(x *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, m any) any {
@@ -89,7 +88,7 @@ var modelled = []Mutant{
 		}))},
 
 	// ---- fields computed from others (D-33) ----
-	{Name: "computed-total-messages-first-exchange", Area: "model", Decided: "D-33",
+	{Name: "computed-total-messages-first-exchange", Area: "model", Model: true, Decided: "D-33",
 		Breaks: "a conversation's total_messages stops at 2: only the first exchange is counted",
 		Answer: onArea("conversations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(k string, x any) any {
@@ -101,7 +100,7 @@ var modelled = []Mutant{
 				return x
 			})
 		}))},
-	{Name: "computed-file-count-distinct-names", Area: "model", Decided: "D-33",
+	{Name: "computed-file-count-distinct-names", Area: "model", Model: true, Decided: "D-33",
 		Breaks: "a dataset's file_count counts distinct file names: a file uploaded again under its name is not counted",
 		Answer: onArea("datasets", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
@@ -119,7 +118,7 @@ var modelled = []Mutant{
 				return x
 			})
 		}))},
-	{Name: "computed-files-failed-zero", Area: "model", Decided: "D-16",
+	{Name: "computed-files-failed-zero", Area: "model", Model: true, Decided: "D-16",
 		Breaks: "an upload's files_failed is 0 even when failed_files names a file",
 		Answer: onOperation(opUploadDatasetFiles, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok && d["files_failed"] != nil {
@@ -127,7 +126,7 @@ var modelled = []Mutant{
 			}
 			return v
 		}))},
-	{Name: "computed-per-page-default-10", Area: "model", Decided: "D-05",
+	{Name: "computed-per-page-default-10", Area: "model", Model: true, Decided: "D-05",
 		Breaks: "the evaluation list says per_page 10 when the request names none (the page holds up to 20)",
 		Answer: onOperation(opListEvaluations, func(x *Exchange, a *Answer) {
 			if x.Client.URL.Query().Has("per_page") {
@@ -140,7 +139,7 @@ var modelled = []Mutant{
 				return v
 			})(x, a)
 		})},
-	{Name: "computed-ragas-scores-first-sample", Area: "model", Decided: "D-10",
+	{Name: "computed-ragas-scores-first-sample", Area: "model", Model: true, Decided: "D-10",
 		Breaks: "run-ragas reports the first sample's scores as the evaluation's scores, not their mean",
 		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {
@@ -156,7 +155,7 @@ var modelled = []Mutant{
 		}))},
 
 	// ---- what each state allows (D-10, D-23, D-36) ----
-	{Name: "state-ragas-while-running", Area: "model", Decided: "D-10",
+	{Name: "state-ragas-while-running", Area: "model", Model: true, Decided: "D-10",
 		Breaks: "run-ragas on a running evaluation answers 200 with the evaluation, unchanged",
 		Answer: onStatus(http.StatusConflict, func(x *Exchange, a *Answer) {
 			if x.is(opRunRagasEvaluation) {
@@ -164,7 +163,7 @@ var modelled = []Mutant{
 				a.Status, a.Body = rec.Code, rec.Body.Bytes()
 			}
 		})},
-	{Name: "state-update-while-running-refused", Area: "model", Decided: "D-36",
+	{Name: "state-update-while-running-refused", Area: "model", Model: true, Decided: "D-36",
 		Breaks: "an evaluation's name or description cannot be updated while it runs (409)",
 		Request: func(x *Exchange) {
 			if !x.is(opUpdateEvaluation) {
@@ -175,7 +174,7 @@ var modelled = []Mutant{
 			}
 		},
 		Answer: refusedWith},
-	{Name: "state-inference-while-training-refused", Area: "model", Decided: "D-23",
+	{Name: "state-inference-while-training-refused", Area: "model", Model: true, Decided: "D-23",
 		Breaks: "an inference on a model still pending or training is refused (409)",
 		Request: jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
 			if m, ok := x.askData(pathModels + "/" + jsonString(body["model_id"])); ok {
@@ -186,7 +185,7 @@ var modelled = []Mutant{
 			return false
 		}),
 		Answer: refusedWith},
-	{Name: "state-conversation-on-pending-model-refused", Area: "model", Decided: "D-36",
+	{Name: "state-conversation-on-pending-model-refused", Area: "model", Model: true, Decided: "D-36",
 		Breaks: "a conversation cannot be opened on a model that is still pending (422)",
 		Request: jsonRequest(opCreateConversation, func(x *Exchange, body map[string]any) bool {
 			if m, ok := x.askData(pathModels + "/" + jsonString(body["model_id"])); ok && dig(m, "status") == "pending" {
@@ -197,7 +196,7 @@ var modelled = []Mutant{
 		Answer: refusedWith},
 
 	// ---- ids and keys close to real ones ----
-	{Name: "near-key-last-character-ignored", Area: "model",
+	{Name: "near-key-last-character-ignored", Area: "model", Model: true,
 		Breaks: "a key that differs from a real one only in its last character is accepted",
 		Request: func(x *Exchange) {
 			_, token, _ := strings.Cut(x.Req.Header.Get("Authorization"), " ")
@@ -207,7 +206,7 @@ var modelled = []Mutant{
 				}
 			}
 		}},
-	{Name: "near-id-rounds-down", Area: "model",
+	{Name: "near-id-rounds-down", Area: "model", Model: true,
 		Breaks: "an evaluation id no evaluation has is served as the one before it",
 		Request: func(x *Exchange) {
 			n, err := strconv.ParseInt(x.param("evaluation_id"), 10, 64)
@@ -218,7 +217,7 @@ var modelled = []Mutant{
 				x.Req.URL.Path = pathEvaluations + "/" + strconv.FormatInt(n-1, 10)
 			}
 		}},
-	{Name: "near-uuid-prefix-matched", Area: "model",
+	{Name: "near-uuid-prefix-matched", Area: "model", Model: true,
 		Breaks: "a conversation id that differs from a real one in its last character reaches that conversation's messages",
 		Request: func(x *Exchange) {
 			id := x.param("conversation_id")
@@ -232,7 +231,7 @@ var modelled = []Mutant{
 				x.Req.URL.Path = pathConversations + "/" + real + "/messages"
 			}
 		}},
-	{Name: "near-other-account-dataset-served", Area: "model",
+	{Name: "near-other-account-dataset-served", Area: "model", Model: true,
 		Breaks: "a dataset id of the other account is served (the lookup falls back to every account)",
 		Request: func(x *Exchange) {
 			if !x.is(opGetDataset) {
@@ -252,7 +251,7 @@ var modelled = []Mutant{
 		}},
 
 	// ---- values the reference names, refused ----
-	{Name: "named-length-detailed-refused", Area: "model",
+	{Name: "named-length-detailed-refused", Area: "model", Model: true,
 		Breaks: `an inference with response_length_preference "detailed" (a value §4.4 names) is refused (422)`,
 		Request: jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
 			if body["response_length_preference"] == "detailed" {
@@ -261,7 +260,7 @@ var modelled = []Mutant{
 			return false
 		}),
 		Answer: refusedWith},
-	{Name: "named-status-failed-refused", Area: "model",
+	{Name: "named-status-failed-refused", Area: "model", Model: true,
 		Breaks: "the evaluation list filtered by status failed (a value §3.1 names) is refused (422)",
 		Request: func(x *Exchange) {
 			if x.is(opListEvaluations) && x.Req.URL.Query().Get("status") == "failed" {
@@ -269,7 +268,7 @@ var modelled = []Mutant{
 			}
 		},
 		Answer: refusedWith},
-	{Name: "named-temperature-one-refused", Area: "model",
+	{Name: "named-temperature-one-refused", Area: "model", Model: true,
 		Breaks: "an inference with temperature 1 (the top of the range §8.1 states) is refused (422)",
 		Request: func(x *Exchange) {
 			jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
@@ -284,15 +283,15 @@ var modelled = []Mutant{
 		Answer: refusedWith},
 	// Decided, not declared: that the name is free, so nothing else can be
 	// refused, is D-19's reading.
-	{Name: "named-benchmark-beir-refused", Area: "model", Decided: "D-19",
+	{Name: "named-benchmark-beir-refused", Area: "model", Model: true, Decided: "D-19",
 		Breaks:  `an evaluation create naming benchmark_type "beir" (the value §4.5 shows) is refused (422)`,
 		Request: refuseJSON(func(body map[string]any) bool { return body["benchmark_type"] == "beir" }),
 		Answer:  refusedAnswer},
 }
 
 // Modelled returns the mutants only the reference model kills and the
-// variants where the model has latitude, sorted by name. The runner does
-// not run them yet (see modelled).
+// variants where the model has latitude, sorted by name: the entries of
+// List marked Model.
 func Modelled() []Mutant {
 	out := slices.Concat(modelled, latitude)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })

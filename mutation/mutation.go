@@ -48,6 +48,10 @@ type Mutant struct {
 	// Explore marks a mutant only the explore phase may kill: the run
 	// counts as a kill only when every failed check is an Explore check.
 	Explore bool
+	// Model marks an entry the suite's reference model judges (modelled.go,
+	// latitude.go): the runner runs the Explore area only against it, and
+	// a kill must be the Explore area's.
+	Model bool
 	// Hostile marks a server that hangs, floods or drips (hostile.go): the
 	// suite must end against it with exit 1 and readable reports, in
 	// bounded time and memory. Hostile entries are not in List.
@@ -63,7 +67,7 @@ type Mutant struct {
 	// Serve may answer the request itself, on w, instead of the wrapped
 	// handler (which it may still ask, Exchange.recorded); it reports
 	// whether it answered. Only hostile entries answer below HTTP's
-	// manners this way.
+	// manners this way; a variant may answer within them (a 429).
 	Serve func(x *Exchange, w http.ResponseWriter) bool
 }
 
@@ -120,7 +124,7 @@ type StreamFilter struct {
 
 // List returns every mutant and valid variant the runner runs by default,
 // sorted by name: the hostile servers are not among them (Hostile).
-func List() []Mutant { return sorted(slices.Concat(mutants, liberal, explored)) }
+func List() []Mutant { return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude)) }
 
 // Hostile returns the hostile servers, sorted by name. The runner does not
 // run them by default: their expectation (exit 1, readable reports,

@@ -38,6 +38,9 @@ const (
 	AuthNone
 	// AuthRaw sends Request.RawAuth verbatim (a wrong scheme, an unknown key).
 	AuthRaw
+	// AuthNear sends "Bearer <the first key, its last character changed>":
+	// a near miss no account has, redacted like the key itself.
+	AuthNear
 )
 
 // Request is one HTTP request of a check. Exactly one of JSON, Body or
@@ -93,7 +96,7 @@ func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 		key:     key,
 		key2:    key2,
 		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		redact:  exchange.NewRedactor(key, key2),
+		redact:  exchange.NewRedactor(key, key2).Also(NearKey(key), "<redacted:near-miss-api-key>"),
 		timeout: timeout,
 		// Coverage counts what the contract as written documents; the
 		// declared view relaxes some schemas whole, which would hide
@@ -218,6 +221,8 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 		req.Header.Set("Authorization", "Bearer "+c.key2)
 	case AuthRaw:
 		req.Header["Authorization"] = []string{r.RawAuth}
+	case AuthNear:
+		req.Header.Set("Authorization", "Bearer "+NearKey(c.key))
 	}
 	x.RequestHeader = c.redact.Header(req.Header)
 	x.RequestBody = c.redact.String(exchange.Excerpt(shown))
@@ -304,4 +309,17 @@ func encodeBody(r Request) (body []byte, contentType, shown string, curlData []b
 		return r.Body, r.ContentType, string(r.Body), r.Body, nil
 	}
 	return nil, "", "", nil, nil
+}
+
+// NearKey is key with its last character changed ("x", or "y" for an "x"):
+// the reference model's near-miss key (model.NearKey makes the same).
+func NearKey(key string) string {
+	if key == "" {
+		return ""
+	}
+	next := "x"
+	if key[len(key)-1] == 'x' {
+		next = "y"
+	}
+	return key[:len(key)-1] + next
 }

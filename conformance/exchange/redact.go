@@ -30,6 +30,16 @@ func NewRedactor(key, key2 string) *Redactor {
 	return r
 }
 
+// Also redacts value too, shown as label (and quoted as label in curl
+// commands: no variable holds it); "" is ignored. It returns r.
+func (r *Redactor) Also(value, label string) *Redactor {
+	if value != "" {
+		r.secrets = append(r.secrets, secret{value, label, ""})
+		sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i].value) > len(r.secrets[j].value) })
+	}
+	return r
+}
+
 // String replaces every occurrence of a key in s by a placeholder.
 func (r *Redactor) String(s string) string {
 	for _, k := range r.secrets {
@@ -53,6 +63,9 @@ func (r *Redactor) Header(h http.Header) http.Header {
 // environment variable inside double quotes, anything else single-quoted.
 func (r *Redactor) ShellValue(v string) string {
 	for _, k := range r.secrets {
+		if strings.Contains(v, k.value) && k.envVar == "" {
+			return curl.Quote(r.String(v))
+		}
 		if strings.Contains(v, k.value) {
 			return curl.Ref(v, k.value, k.envVar, r.String)
 		}

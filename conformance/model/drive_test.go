@@ -12,23 +12,22 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"contractkit/conformance/judge"
 	"contractkit/conformance/model"
+	"contractkit/conformance/model/drive"
 	"contractkit/fixtures"
 	"contractkit/mockserver"
 	"contractkit/mockserver/lifecycle"
 	"contractkit/spec"
 )
 
-// The test's driver: it sends model.Calls to a server over HTTP, reads the
-// answers back into model.Answers (an event stream joined as a client
-// does), and has the model judge each one.
+// The tests' sender: it sends model.Calls to a server over HTTP and reads
+// the answers back into model.Answers (an event stream joined as a client
+// does); package drive generates the calls and has the model judge them.
 
 const (
 	keyA = "model-test-key-a"
@@ -73,88 +72,39 @@ func startMock(t testing.TB, wrap func(http.Handler) http.Handler, tune ...func(
 	return server{url: ts.URL, clock: clock}
 }
 
-// step is one call and what came of it, for a failure's report.
-type step struct {
-	call    model.Call
-	status  int
-	verdict model.Verdict
-}
-
-// driver sends calls and collects the model's findings.
-type driver struct {
-	t testing.TB
-	m *model.Model
-	// shadow, when set, is a model that does not know when the server's
-	// clock moves (as the explore phase does not): it observes the same
-	// exchanges, and only its timing findings are allowed.
-	shadow *model.Model
-	// firm are the shadow's findings that are not timing ones.
-	firm   []found
-	timing int
-	srv    server
+// httpSender sends the driver's calls to a server over HTTP, with the
+// test's two keys.
+type httpSender struct {
+	t      testing.TB
+	url    string
 	client *http.Client
 	ops    map[string]spec.Operation
-	steps  []step
-	// cover counts the statuses each operation got; toured the states of
-	// the resource each operation of the tour met.
-	cover  map[string]map[int]int
-	toured map[string]map[string]int
-	// found are the findings, with the step that made each.
-	found []found
 }
 
-type found struct {
-	step int
-	f    judge.Finding
-}
-
-func newDriver(t testing.TB, srv server) *driver {
-	d := &driver{t: t, m: model.New(model.Config{Frozen: true}), srv: srv,
-		client: &http.Client{Timeout: 20 * time.Second}, ops: map[string]spec.Operation{}, cover: map[string]map[int]int{}, toured: map[string]map[string]int{}}
+func newSender(t testing.TB, srv server) httpSender {
+	h := httpSender{t: t, url: srv.url, client: &http.Client{Timeout: 20 * time.Second}, ops: map[string]spec.Operation{}}
 	for _, op := range spec.Strict().Operations {
-		d.ops[op.ID] = op
+		h.ops[op.ID] = op
 	}
-	return d
+	return h
 }
 
-// advance moves the server's clock and tells the model.
-func (d *driver) advance(by time.Duration) {
-	d.srv.clock.Advance(by)
-	d.m.Advance()
+// run drives a server through a whole sequence (package drive) with its
+// fake clock, seed and n random steps; after, when set, sees each exchange.
+func run(t testing.TB, srv server, seed uint64, n int, after ...func(int, model.Call, model.Answer)) *drive.Run {
+	cfg := drive.Config{Seed: seed, Steps: n, Clock: srv.clock, Train: trainFor, Eval: evalFor, UploadLimit: uploadLimit}
+	if len(after) > 0 {
+		cfg.After = after[0]
+	}
+	return drive.Drive(context.Background(), newSender(t, srv), cfg)
 }
 
-// do sends c, has the model judge the answer, and returns it.
-func (d *driver) do(c model.Call) model.Answer {
-	d.t.Helper()
-	a := d.send(c)
-	v := d.m.Observe(c, a)
-	d.steps = append(d.steps, step{call: c, status: a.Status, verdict: v})
-	if d.shadow != nil {
-		sv := d.shadow.Observe(c, a)
-		for _, f := range sv.Findings {
-			d.firm = append(d.firm, found{len(d.steps) - 1, f})
-		}
-		d.timing += len(sv.Timing)
-	}
-	if d.cover[c.Op] == nil {
-		d.cover[c.Op] = map[int]int{}
-	}
-	d.cover[c.Op][a.Status]++
-	for _, f := range append(v.Findings, v.Timing...) {
-		d.found = append(d.found, found{len(d.steps) - 1, f})
-	}
-	if trace := os.Getenv("MODEL_TRACE"); trace != "" && (trace == "all" || strings.Contains(","+trace+",", ","+c.Op+",")) {
-		d.t.Logf("#%d %s %s expect %+v", len(d.steps)-1, describe(c, a.Status), v.Findings, d.m.Expect(c))
-	}
-	return a
-}
-
-// send performs the call over HTTP.
-func (d *driver) send(c model.Call) model.Answer {
-	d.t.Helper()
-	op, ok := d.ops[c.Op]
+// Send performs the call over HTTP.
+func (h httpSender) Send(ctx context.Context, c model.Call) model.Answer {
+	h.t.Helper()
+	op, ok := h.ops[c.Op]
 	if !ok {
-		d.t.Fatalf("no operation %s", c.Op)
+		h.t.Fatalf("no operation %s", c.Op)
 	}
 	path := op.Path
 	for k, v := range c.Path {
@@ -166,24 +116,24 @@ func (d *driver) send(c model.Call) model.Answer {
 	case c.Raw != nil:
 		body = bytes.NewReader(c.Raw)
 	case c.Form != nil:
-		b, ct := encodeForm(d.t, c.Form)
+		b, ct := encodeForm(h.t, c.Form)
 		body, ctype = bytes.NewReader(b), ct
 	case c.Body != nil:
 		b, err := json.Marshal(c.Body)
 		if err != nil {
-			d.t.Fatal(err)
+			h.t.Fatal(err)
 		}
 		body, ctype = bytes.NewReader(b), "application/json"
 	}
-	u := d.srv.url + path
+	u := h.url + path
 	if len(c.Query) > 0 {
 		u += "?" + c.Query.Encode()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	r, err := http.NewRequestWithContext(ctx, strings.ToUpper(op.Method), u, body)
 	if err != nil {
-		d.t.Fatal(err)
+		h.t.Fatal(err)
 	}
 	if ctype != "" {
 		r.Header.Set("Content-Type", ctype)
@@ -199,7 +149,7 @@ func (d *driver) send(c model.Call) model.Answer {
 	case model.KeyBad:
 		r.Header.Set("Authorization", "Bearer "+model.NearKey(keyA))
 	}
-	resp, err := d.client.Do(r)
+	resp, err := h.client.Do(r)
 	if err != nil {
 		return model.Answer{}
 	}
@@ -291,48 +241,11 @@ func encodeForm(t testing.TB, f *model.Form) ([]byte, string) {
 	return b.Bytes(), w.FormDataContentType()
 }
 
-// report renders the findings with the steps that led to each.
-func (d *driver) report() string {
-	var b strings.Builder
-	seen := map[string]bool{}
-	for _, f := range d.found {
-		if seen[f.f.Key()] {
-			continue
-		}
-		seen[f.f.Key()] = true
-		fmt.Fprintf(&b, "\n%s %s: %s (%s)\n  after:", f.f.Operation, f.f.Pointer, f.f.String(), f.f.Class)
-		from := max(0, f.step-6)
-		for i := from; i <= f.step; i++ {
-			s := d.steps[i]
-			fmt.Fprintf(&b, "\n    #%d %s", i, describe(s.call, s.status))
-		}
+// query builds a url.Values from pairs.
+func query(kv ...string) url.Values {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
 	}
-	return b.String()
-}
-
-// describe renders a call on one line.
-func describe(c model.Call, status int) string {
-	var parts []string
-	for k, v := range c.Path {
-		parts = append(parts, k+"="+v)
-	}
-	if len(c.Query) > 0 {
-		parts = append(parts, "?"+c.Query.Encode())
-	}
-	if c.Body != nil {
-		b, _ := json.Marshal(c.Body)
-		s := string(b)
-		if len(s) > 160 {
-			s = s[:160] + "…"
-		}
-		parts = append(parts, s)
-	}
-	if c.Form != nil {
-		parts = append(parts, fmt.Sprintf("form %v + %d files", c.Form.Fields, len(c.Form.Files)))
-	}
-	if c.Raw != nil {
-		parts = append(parts, fmt.Sprintf("raw %d bytes", len(c.Raw)))
-	}
-	key := map[model.Key]string{model.KeyA: "A", model.KeyB: "B", model.KeyBad: "bad", model.KeyNone: "none"}[c.Key]
-	return fmt.Sprintf("%s [%s] %s → %d", c.Op, key, strings.Join(parts, " "), status)
+	return q
 }

@@ -238,7 +238,12 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	if mu.Decided != "" {
 		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
 	}
-	if !mu.Valid && !mu.Explore && mu.Name != "" {
+	if mu.Model {
+		// Judged by the reference model: the Explore area alone kills or
+		// passes it, the written checks would only add minutes.
+		args = append(args, "--label-filter", "explore")
+	}
+	if !mu.Valid && !mu.Explore && !mu.Model && mu.Name != "" {
 		// A mutant of a written check's rule: the written checks kill it,
 		// and exploring would only add minutes (its shrinking). The
 		// baseline, the variants and the explore mutants explore.
@@ -272,7 +277,7 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 		return false, nil, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
 	case passed != (exit == 0):
 		return false, failures, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
-	case mu.Explore && !passed && !exploreOnly:
+	case (mu.Explore || mu.Model) && !passed && !exploreOnly:
 		// Its kill must be the explore phase's alone: a written check that
 		// fails it means the mutant proves nothing about exploring.
 		return false, failures, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])

@@ -1,4 +1,4 @@
-package model_test
+package drive
 
 import (
 	"encoding/json"
@@ -14,6 +14,9 @@ import (
 func (g *gen) success(op string) (model.Call, bool) {
 	c := model.Call{Op: op, Key: g.key}
 	item := func(kind string, ok func(model.Resource) bool) bool {
+		if g.writes[op] {
+			ok = g.mine(ok)
+		}
 		r, found := g.pick(kind, g.key, ok)
 		if found {
 			c.Path = map[string]string{kind: r.ID}
@@ -88,7 +91,7 @@ func (g *gen) success(op string) (model.Call, bool) {
 		c.Form = f
 		return c, true
 	case "uploadDatasetFiles":
-		d, ok := g.pick("dataset_id", g.key, live)
+		d, ok := g.pick("dataset_id", g.key, g.mine(live))
 		c.Form = &model.Form{Fields: map[string][]string{"dataset_id": {d.ID}}, Files: g.files(op)}
 		return c, ok
 	case "runInference":
@@ -143,8 +146,7 @@ func (g *gen) success(op string) (model.Call, bool) {
 		c.Body = g.ragas()
 		return c, item("evaluation_id", in("none", "running"))
 	}
-	g.t.Fatalf("no call for %s", op)
-	return c, false
+	return c, false // an operation the contract gained since: no call for it yet (the coverage report names it)
 }
 
 func (g *gen) inference(c model.Call) (model.Call, bool) {
@@ -158,7 +160,7 @@ func (g *gen) inference(c model.Call) (model.Call, bool) {
 		return c, false
 	}
 	body := map[string]any{"query": g.cycle("query", "How long is the warranty?", "Jak dlouhá je záruka?", "What does the FAQ say about returns?"), "model_id": num(m.ID)}
-	if conv, ok := g.pick("conversation_id", g.key, func(r model.Resource) bool { return !r.Gone && r.Parent == m.ID }); ok && g.chance(2) {
+	if conv, ok := g.pick("conversation_id", g.key, g.mine(func(r model.Resource) bool { return !r.Gone && r.Parent == m.ID })); ok && g.chance(2) {
 		body["conversation_id"] = conv.ID
 	}
 	if g.chance(3) {
@@ -276,7 +278,7 @@ func (g *gen) conflict(op string) (model.Call, bool) {
 	c := model.Call{Op: op, Key: g.key}
 	switch op {
 	case "startEvaluation", "deleteEvaluation", "runRagasEvaluation":
-		e, ok := g.pick("evaluation_id", g.key, in("only", "running"))
+		e, ok := g.pick("evaluation_id", g.key, g.mine(in("only", "running")))
 		c.Path = map[string]string{"evaluation_id": e.ID}
 		if op == "runRagasEvaluation" {
 			c.Body = g.ragas()
@@ -292,7 +294,7 @@ func (g *gen) conflict(op string) (model.Call, bool) {
 			name = strings.ToLower(name)
 		}
 		if op == "updateEvaluation" {
-			other, ok := g.pick("evaluation_id", g.key, func(r model.Resource) bool { return !r.Gone && r.ID != e.ID })
+			other, ok := g.pick("evaluation_id", g.key, g.mine(func(r model.Resource) bool { return !r.Gone && r.ID != e.ID }))
 			c.Path, c.Body = map[string]string{"evaluation_id": other.ID}, map[string]any{"name": name}
 			return c, ok && name != ""
 		}

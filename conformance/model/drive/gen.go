@@ -1,4 +1,4 @@
-package model_test
+package drive
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"contractkit/conformance/model"
 	"contractkit/fixtures"
@@ -37,11 +36,18 @@ var (
 )
 
 type gen struct {
-	t   testing.TB
 	r   *rand.Rand
 	m   *model.Model
 	n   int // makes texts unique
 	key model.Key
+	// protected are the resources the accounts held before the run
+	// ("model_id/3"): a call that changes or deletes a resource never aims
+	// at one (reads and references may); writes are those operations.
+	protected map[string]bool
+	writes    map[string]bool
+	// uploadLimit is the multipart size the server refuses past (0:
+	// unknown, no upload too large is sent).
+	uploadLimit int
 	// turns counts the draws of each cycle.
 	turns map[string]int
 }
@@ -86,6 +92,11 @@ func (g *gen) pick(kind string, key model.Key, ok func(model.Resource) bool) (mo
 	return pool[g.r.IntN(len(pool))], true
 }
 
+// mine narrows ok to the resources the run made (not protected).
+func (g *gen) mine(ok func(model.Resource) bool) func(model.Resource) bool {
+	return func(r model.Resource) bool { return !g.protected[r.Kind+"/"+r.ID] && (ok == nil || ok(r)) }
+}
+
 func live(r model.Resource) bool { return !r.Gone }
 
 func gone(r model.Resource) bool { return r.Gone }
@@ -112,10 +123,7 @@ func num(id string) json.Number { return json.Number(id) }
 
 // file is a fixture file as a part.
 func (g *gen) file(name string) model.File {
-	b, err := fixtures.ReadFile(name)
-	if err != nil {
-		g.t.Fatal(err)
-	}
+	b, _ := fixtures.ReadFile(name) // embedded: TestFileSetsAreFixtures reads each
 	return model.File{Field: "files", Name: name[strings.LastIndex(name, "/")+1:], Content: b}
 }
 
@@ -225,12 +233,12 @@ func (g *gen) retarget(c model.Call, in intent) (model.Call, bool) {
 		}
 		id = r.ID
 	case nearMiss:
-		ids := g.m.NearMisses(param, g.key)
+		ids := g.nearFirst(param, g.m.NearMisses(param, g.key))
 		if len(ids) == 0 {
 			return c, false
 		}
-		id = ids[g.turns["near:"+param]%min(len(ids), 4)]
-		g.cycle("near:"+param, "")
+		id = ids[g.turns["near:"+c.Op]%min(len(ids), 4)]
+		g.cycle("near:"+c.Op, "")
 	}
 	switch {
 	case c.Path[param] != "":
@@ -271,8 +279,11 @@ func cloneMap(m map[string]any) map[string]any {
 func (g *gen) large(c model.Call) (model.Call, bool) {
 	switch {
 	case c.Form != nil:
+		if g.uploadLimit <= 0 {
+			return c, false
+		}
 		f := *c.Form
-		f.Files = append(slices.Clone(f.Files), model.File{Field: "files", Name: "large.txt", Content: []byte(strings.Repeat("lorem ipsum ", uploadLimit/10))})
+		f.Files = append(slices.Clone(f.Files), model.File{Field: "files", Name: "large.txt", Content: []byte(strings.Repeat("lorem ipsum ", g.uploadLimit/10))})
 		c.Form = &f
 	case c.Body != nil:
 		b, ok := c.Body.(map[string]any)
@@ -295,4 +306,25 @@ func query(kv ...string) url.Values {
 		q.Set(kv[i], kv[i+1])
 	}
 	return q
+}
+
+// nearFirst orders near-miss ids so that those just above a live id of the
+// account come first (a server that rounds an unknown id down meets one on
+// each operation's first near miss), the rest in the model's order.
+func (g *gen) nearFirst(kind string, ids []string) []string {
+	live := map[string]bool{}
+	for _, r := range g.m.Resources(g.key) {
+		if r.Kind == kind && !r.Gone {
+			live[r.ID] = true
+		}
+	}
+	below := func(id string) int {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil && live[strconv.FormatInt(n-1, 10)] {
+			return 0
+		}
+		return 1
+	}
+	out := slices.Clone(ids)
+	slices.SortStableFunc(out, func(a, b string) int { return below(a) - below(b) })
+	return out
 }

@@ -1,0 +1,157 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"contractkit/conformance/client"
+	"contractkit/conformance/exchange"
+	"contractkit/conformance/judge"
+	refmodel "contractkit/conformance/model"
+	"contractkit/conformance/model/drive"
+	"contractkit/spec"
+)
+
+// The reference model's calls (package model/drive) sent through the
+// host's client: recorded with their curl lines, a 429 waited out as the
+// client does, coverage fed. What comes back is read whole, an event
+// stream joined as a client joins it.
+
+// modelStreamIdle bounds the silence between two events of a stream the
+// model reads, modelStreamTime a whole stream: a stream cut by either is
+// an answer cut by the suite, never a verdict.
+const (
+	modelStreamIdle = 10 * time.Second
+	modelStreamTime = 30 * time.Second
+)
+
+// maxModelBody bounds a non-stream answer the model reads.
+const maxModelBody = 8 << 20
+
+type modelSender struct {
+	host Host
+	ops  map[string]spec.Operation
+	// log, when set, sees each exchange (the area's report of the calls).
+	log func(*exchange.Exchange)
+}
+
+// ModelSender is a drive.Sender over the host's client; log (nil: none)
+// sees each exchange it made.
+func ModelSender(host Host, log func(*exchange.Exchange)) drive.Sender {
+	s := modelSender{host: host, ops: map[string]spec.Operation{}, log: log}
+	for _, op := range spec.Strict().Operations {
+		s.ops[op.ID] = op
+	}
+	return s
+}
+
+var modelAuth = map[refmodel.Key]client.Auth{refmodel.KeyA: client.AuthKey, refmodel.KeyB: client.AuthKey2,
+	refmodel.KeyBad: client.AuthNear, refmodel.KeyNone: client.AuthNone}
+
+// Send sends c and reads its answer.
+func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
+	op, ok := s.ops[c.Op]
+	if !ok {
+		return refmodel.Answer{}
+	}
+	r := client.Request{Method: strings.ToUpper(op.Method), Path: op.Path, Query: c.Query, Auth: modelAuth[c.Key]}
+	for name, v := range c.Path {
+		r.Path = strings.ReplaceAll(r.Path, "{"+name+"}", url.PathEscape(v))
+	}
+	switch {
+	case c.Raw != nil:
+		r.Body, r.ContentType = c.Raw, c.ContentType
+	case c.Form != nil:
+		r.Form = modelForm(c.Form)
+	case c.Body != nil:
+		r.JSON = c.Body
+	}
+	if c.Accept != "" {
+		r.Header = http.Header{"Accept": {c.Accept}}
+	}
+	resp, x := s.host.Client().Open(ctx, r)
+	if resp == nil {
+		s.logged(x)
+		return refmodel.Answer{Status: x.Status, Header: x.ResponseHeader}
+	}
+	defer resp.Body.Close()
+	a := refmodel.Answer{Status: resp.StatusCode, Header: resp.Header}
+	if judge.IsEventStream(resp.StatusCode, resp.Header) {
+		sctx, cancel := context.WithTimeout(ctx, modelStreamTime)
+		defer cancel()
+		stop := context.AfterFunc(sctx, func() { resp.Body.Close() })
+		defer stop()
+		st := judge.ReadStream(resp.Body, modelStreamIdle, cancel)
+		s.host.Client().Finish(x, st.Raw, st.Err)
+		s.logged(x)
+		a.Stream, a.Cut = joined(st), st.Err != nil
+		return a
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxModelBody+1))
+	if len(raw) > maxModelBody {
+		raw, err = raw[:maxModelBody], errors.New("the answer is over the bound the model reads")
+	}
+	s.host.Client().Finish(x, raw, err)
+	s.logged(x)
+	a.Cut = err != nil
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		a.Body = v
+	}
+	return a
+}
+
+func (s modelSender) logged(x *exchange.Exchange) {
+	if s.log != nil && x != nil {
+		s.log(x)
+	}
+}
+
+// joined is an event stream as a client joins it (D-03): the pieces of
+// its token and delta chunks, the fields of its done chunk.
+func joined(st *judge.Stream) *refmodel.Stream {
+	out := &refmodel.Stream{Complete: st.Done}
+	var text strings.Builder
+	for _, c := range st.Chunks {
+		chunk, _ := c.(map[string]any) // numbers as json.Number, as the model reads them
+		switch chunk["type"] {
+		case "token", "delta":
+			s, _ := chunk["content"].(string)
+			text.WriteString(s)
+		case "done":
+			out.Done = map[string]any{}
+			for k, v := range chunk {
+				if k != "type" && k != "content" {
+					out.Done[k] = v
+				}
+			}
+		}
+	}
+	out.Text = text.String()
+	return out
+}
+
+// modelForm is a model's form as the client sends it.
+func modelForm(f *refmodel.Form) *exchange.Form {
+	out := &exchange.Form{}
+	for _, name := range slices.Sorted(maps.Keys(f.Fields)) {
+		for _, v := range f.Fields[name] {
+			out.Fields = append(out.Fields, exchange.FormField{Name: name, Value: v})
+		}
+	}
+	for _, file := range f.Files {
+		out.Files = append(out.Files, exchange.FormFile{Field: file.Field, Name: file.Name, Content: file.Content})
+	}
+	return out
+}
