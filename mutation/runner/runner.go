@@ -224,6 +224,10 @@ func startMock(ctx context.Context, cfg Config, name string) (*childserver.Serve
 	return childserver.Start(ctx, "mockserver", cmd, listening, cfg.StartTimeout)
 }
 
+// modelExplore is the explore budget of a run judged by the reference
+// model (Mutant.Model).
+const modelExplore = 100
+
 // runSuite runs the suite against m and reads its verdict from its JSON
 // report, checked against its exit status.
 func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (bool, []string, error) {
@@ -241,7 +245,10 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	if mu.Model {
 		// Judged by the reference model: the Explore area alone kills or
 		// passes it, the written checks would only add minutes.
-		args = append(args, "--label-filter", "explore")
+		// Its coverage phase reaches every trigger whatever the budget:
+		// a small one keeps only a few random steps and property
+		// requests, which would add time and no kill.
+		args = append(args, "--label-filter", "explore", "--explore", strconv.Itoa(modelExplore))
 	}
 	if !mu.Valid && !mu.Explore && !mu.Model && mu.Name != "" {
 		// A mutant of a written check's rule: the written checks kill it,
