@@ -13,6 +13,7 @@ import (
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 	"contractkit/fixtures"
+	"contractkit/spec"
 )
 
 // evaluationSpecs registers the Evaluations area: an evaluation's life
@@ -64,7 +65,7 @@ func (e *env) evaluationSpecs() {
 			e.check("SHOULD refuse a second evaluation with a taken name (409)",
 				decidedBy("D-19", "4.5.2"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
-					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model), Refusal: true}, pathEvaluations).x
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
@@ -102,12 +103,16 @@ func (e *env) evaluationSpecs() {
 					if status != "running" {
 						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s)", status, x.Line()))
 					}
-					x = e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					x = e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start"), Refusal: true})
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
 			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
 				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
+					if started && !e.spend.ledger.Available(spec.CostEvaluationRuns) {
+						e.checkOwnRunningDeleteRefused(ctx, created.id)
+						return
+					}
 					e.checkRunningDeleteRefused(ctx, model)
 				})
 

@@ -108,7 +108,7 @@ func (e *env) inferenceSpecs() {
 
 		e.check("SHOULD refuse an unknown conversation_id (404)",
 			decidedBy("D-23", "4.4.1"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()})})
+				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()}), Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusNotFound}})
 			})
 	})

@@ -63,7 +63,13 @@ func (e *env) removeLater(p string, auth client.Auth) {
 // reported at the end, never as a check failure.
 func (e *env) remove(ctx context.Context, p string, auth client.Auth) {
 	x := e.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: p, Auth: auth})
-	if x.Status/100 == 2 || x.Status == http.StatusNotFound {
+	switch {
+	case x.Withheld != nil:
+		return // a resource the run reuses: never removed
+	case x.Status == http.StatusNotFound:
+		e.spend.gone(p)
+		return
+	case x.Status/100 == 2:
 		return
 	}
 	if strings.HasPrefix(p, pathEvaluations) && x.Status/100 == 4 {
