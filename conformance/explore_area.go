@@ -8,6 +8,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/explore"
+	"contractkit/spec"
 )
 
 // The Explore area: one check per property of the explore phase (package
@@ -103,3 +104,9 @@ func (h exploreHost) Shared() map[string]string {
 }
 
 func (h exploreHost) Remove(ctx context.Context, path string) { h.e.remove(ctx, path, client.AuthKey) }
+
+// Affords implements explore.Budgeted: a costly operation is drawn only
+// while the run's budget has one more of its kind.
+func (h exploreHost) Affords(op spec.Operation) bool {
+	return op.Cost == nil || h.e.spend.ledger.Available(op.Cost.Kind)
+}

@@ -29,7 +29,7 @@ import (
 func (e *env) do(ctx context.Context, r client.Request) *exchange.Exchange {
 	GinkgoHelper()
 	x := e.client.Do(ctx, r)
-	withheld(x)
+	e.withheld(x)
 	return x
 }
 

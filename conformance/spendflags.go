@@ -114,3 +114,7 @@ func (s Spend) flags() []string {
 	}
 	return out
 }
+
+// active reports a run that counts its spending: a budget or a reused
+// model (a default run caps nothing and behaves as before).
+func (s Spend) active() bool { return s.Budget.String() != "" || s.ReuseModel != "" }

@@ -187,9 +187,10 @@ func fieldsOf(body []byte, contentType string) map[string]string {
 
 // withheld skips the check whose request x the gate did not send, with
 // the reason (a spent budget, a reused resource).
-func withheld(x *exchange.Exchange) {
+func (e *env) withheld(x *exchange.Exchange) {
 	GinkgoHelper()
 	if x != nil && x.Withheld != nil {
-		Skip("not sent: " + x.Withheld.Error())
+		e.withheldWhy = "not sent: " + x.Withheld.Error()
+		Skip(e.withheldWhy)
 	}
 }

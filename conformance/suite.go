@@ -255,8 +255,10 @@ type env struct {
 	culprit *exchange.Exchange
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
-	// spend is the run's budget, the client's gate (spending.go).
-	spend *spending
+	// spend is the run's budget, the client's gate (spending.go), and
+	// withheldWhy the reason of the last request it withheld.
+	spend       *spending
+	withheldWhy string
 }
 
 func newEnv(cfg Config) *env {
