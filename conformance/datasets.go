@@ -9,6 +9,7 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -16,7 +17,7 @@ import (
 // datasetSpecs registers the Datasets area: a dataset's life (an Ordered
 // flow) and the creation and deletion rules (seed §4.3, §2.6, §2.7, §3.3).
 func (e *env) datasetSpecs() {
-	Describe("Datasets", Label("datasets"), func() {
+	Describe("Datasets", Label("datasets"), costs(spec.CostDatasets), func() {
 		Describe("a dataset's life", Ordered, ContinueOnFailure, func() {
 			var (
 				name    string

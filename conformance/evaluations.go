@@ -22,7 +22,7 @@ import (
 // (seed §4.5, §3.1, §2.8-2.10, §8.3).
 func (e *env) evaluationSpecs() {
 	Describe("Evaluations", Label("evaluations"), func() {
-		Describe("an evaluation's life", Ordered, ContinueOnFailure, func() {
+		Describe("an evaluation's life", Ordered, ContinueOnFailure, costs(spec.CostEvaluations, spec.CostEvaluationRuns), func() {
 			var (
 				model, name, final string
 				nameBefore         *exchange.Exchange
@@ -164,7 +164,7 @@ func (e *env) evaluationSpecs() {
 			})
 		})
 
-		Describe("listing", func() {
+		Describe("listing", costs(spec.CostEvaluations), func() {
 			e.check("MUST list evaluations as {evaluations, page, per_page, total} with consistent paging",
 				declared("4.5.1", "2.8"), func(ctx SpecContext) {
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations})
@@ -219,7 +219,7 @@ func (e *env) evaluationSpecs() {
 				})
 		})
 
-		Describe("input", func() {
+		Describe("input", costs(spec.CostEvaluations), func() {
 			e.check("MUST refuse an evaluation whose question_count is not an integer with the error envelope (422)",
 				declared("4.5.2", "1.2", "D-17"), func(ctx SpecContext) {
 					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
@@ -281,7 +281,7 @@ func (e *env) evaluationSpecs() {
 					}
 				}
 				e.expectNone(x, "run-ragas stored no scores", p)
-			})
+			}, costs(spec.CostEvaluations, spec.CostEvaluationRuns))
 
 	})
 }

@@ -22,7 +22,7 @@ const entryExplore = "explore"
 func (e *env) exploreSpecs() {
 	// SpecPriority(-1): Ginkgo shuffles the areas, and this one must run
 	// after every written check.
-	Describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-1), func() {
+	Describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-1), costs(spec.CostKinds()...), func() {
 		var found *explore.Result
 		BeforeAll(func(ctx SpecContext) {
 			if e.cfg.Explore <= 0 || e.client == nil {

@@ -9,6 +9,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -18,7 +19,7 @@ import (
 // each read from the contract. The JSON body size and nesting limits are
 // DECISIONS.md's (D-15) alone: OpenAPI has no keyword for them.
 func (e *env) limitSpecs() {
-	Describe("Limits", Label("limits"), func() {
+	Describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
 		temperature := bodyField("runInference", "application/json", "temperature")
 		low, high := *temperature.Min, *temperature.Max
 		for _, t := range []float64{high + 0.5, low - 0.1} {

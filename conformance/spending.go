@@ -15,6 +15,7 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/conformance/report"
 	"contractkit/spec"
 )
 
@@ -193,4 +194,17 @@ func (e *env) withheld(x *exchange.Exchange) {
 		e.withheldWhy = "not sent: " + x.Withheld.Error()
 		Skip(e.withheldWhy)
 	}
+}
+
+// costs labels a check or a container with the kinds it may create or
+// start ("cost:models"): --list shows them, and a label filter such as
+// '!cost:models' leaves out what would train. A shared resource (the ready
+// model, the shared dataset) is paid by the first check that needs it and
+// is not in the labels of the others.
+func costs(kinds ...spec.CostKind) Labels {
+	l := make(Labels, 0, len(kinds))
+	for _, k := range kinds {
+		l = append(l, report.CostLabel+string(k))
+	}
+	return l
 }
