@@ -231,6 +231,7 @@ func startMock(ctx context.Context, cfg Config, name string) (*childserver.Serve
 // run left resources behind (conformance.ExitLeftBehind, D-47; the runner
 // does not link the suite).
 const exitLeftBehind = 4
+
 func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (bool, []string, error) {
 	dir, err := os.MkdirTemp("", "mutation-")
 	if err != nil {
