@@ -224,14 +224,13 @@ func startMock(ctx context.Context, cfg Config, name string) (*childserver.Serve
 	return childserver.Start(ctx, "mockserver", cmd, listening, cfg.StartTimeout)
 }
 
-// runSuite runs the suite against m and reads its verdict from its JSON
-// report, checked against its exit status.
-
 // exitLeftBehind is the suite's exit status when every check passed but the
 // run left resources behind (conformance.ExitLeftBehind, D-47; the runner
 // does not link the suite).
 const exitLeftBehind = 4
 
+// runSuite runs the suite against m and reads its verdict from its JSON
+// report, checked against its exit status.
 func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (bool, []string, error) {
 	dir, err := os.MkdirTemp("", "mutation-")
 	if err != nil {
