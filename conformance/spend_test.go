@@ -205,7 +205,7 @@ func checkSpentReports(t *testing.T, jsonFile, junitFile, htmlFile string) {
 // included; the journal of the mock is the witness.
 func TestReadOnlyRunWritesNothing(t *testing.T) {
 	base, admin := slowMock(t, nil)
-	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--timeout", "30s", "--explore", "60", "--seed", "3",
+	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--timeout", "30s", "--explore", "30", "--seed", "3",
 		"--budget", "all=0")
 	if code != ExitPass {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitPass, out)
@@ -261,8 +261,8 @@ func journal(t *testing.T, admin mockadmin.Client) []journalEntry {
 // behaves as before: no check skipped for the budget, no draw refused.
 func TestDefaultRunIsNotCapped(t *testing.T) {
 	base, _ := slowMock(t, nil)
-	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--timeout", "60s", "--explore", "100", "--seed", "5",
-		"--label-filter", "models || evaluations || explore")
+	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--timeout", "60s", "--explore", "30", "--seed", "5",
+		"--label-filter", "models || explore")
 	if code != ExitPass {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitPass, out)
 	}
