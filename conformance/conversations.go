@@ -10,13 +10,14 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/judge"
 	"contractkit/fixtures"
+	"contractkit/spec"
 )
 
 // conversationSpecs registers the Conversations area: a conversation's life
 // with an inference in it (an Ordered flow) and the input rules (seed §4.2,
 // §2.4, §2.5).
 func (e *env) conversationSpecs() {
-	Describe("Conversations", Label("conversations"), func() {
+	Describe("Conversations", Label("conversations"), costs(spec.CostConversations, spec.CostInferences), func() {
 		Describe("a conversation's life", Ordered, ContinueOnFailure, func() {
 			var (
 				model, title, renamed string

@@ -9,6 +9,7 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -16,7 +17,7 @@ import (
 // datasetSpecs registers the Datasets area: a dataset's life (an Ordered
 // flow) and the creation and deletion rules (seed §4.3, §2.6, §2.7, §3.3).
 func (e *env) datasetSpecs() {
-	Describe("Datasets", Label("datasets"), func() {
+	Describe("Datasets", Label("datasets"), costs(spec.CostDatasets), func() {
 		Describe("a dataset's life", Ordered, ContinueOnFailure, func() {
 			var (
 				name    string
@@ -170,21 +171,21 @@ func (e *env) datasetSpecs() {
 			e.check("SHOULD refuse a dataset without dataset_name (422)",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
 					form := &exchange.Form{Files: []exchange.FormFile{fixtureFile("release-notes.txt")}}
-					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form, Refusal: true}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
 			e.check("SHOULD refuse a dataset with neither files nor URLs (422)",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
 					form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_name", Value: e.name("data")}}}
-					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form, Refusal: true}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
 			e.check("SHOULD refuse a dataset whose every file fails (422)",
 				decidedBy("D-16", "4.3.3"), func(ctx SpecContext) {
 					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
-						Form: datasetForm(e.name("data"), "bad/empty.txt", "bad/malformed.json")}, pathDatasets).x
+						Form: datasetForm(e.name("data"), "bad/empty.txt", "bad/malformed.json"), Refusal: true}, pathDatasets).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 				})
 
@@ -205,7 +206,7 @@ func (e *env) datasetSpecs() {
 			e.check("MUST refuse an upload without files with the error envelope (422)",
 				declared("4.3.4", "1.2", "D-17"), func(ctx SpecContext) {
 					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload,
-						Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}})
+						Form: &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}, Refusal: true})
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
 				})
 		})

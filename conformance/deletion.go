@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 
 	"contractkit/conformance/exchange"
@@ -82,7 +83,13 @@ func (e *env) deletionSpecs(d deletion) {
 				Skip(why + ", so it cannot be deleted")
 			}
 		}
-		x := e.do(ctx, e.sampleRequest(op, map[string]string{r.Param: d.res.id}))
+		req := e.sampleRequest(op, map[string]string{r.Param: d.res.id})
+		if e.cfg.Spend.active() && op.ID == "deleteDataset" {
+			// D-40: a run that counts its spending leaves no dataset
+			// soft-deleted (the contract has no way to erase one later).
+			req.Query = url.Values{"permanent": {"true"}}
+		}
+		x := e.do(ctx, req)
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if dc.status200 {

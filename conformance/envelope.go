@@ -23,7 +23,9 @@ func (e *env) envelopeSpecs() {
 				}
 				e.check("MUST refuse "+what+" that the account does not have, with the error envelope (404) on "+opTitle(op),
 					declared("1.2", "7.1", op.Clause, "D-17"), func(ctx SpecContext) {
-						e.expectNotFound(e.do(ctx, e.sampleRequest(op, nil)))
+						r := e.sampleRequest(op, nil)
+						r.Refusal = true // an id the account does not have: nothing to spend
+						e.expectNotFound(e.do(ctx, r))
 					})
 			}
 			e.check("SHOULD answer 404, not 422, for a path id that is not a number where ids are numbers",

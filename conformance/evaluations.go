@@ -13,6 +13,7 @@ import (
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/judge"
 	"contractkit/fixtures"
+	"contractkit/spec"
 )
 
 // evaluationSpecs registers the Evaluations area: an evaluation's life
@@ -21,7 +22,7 @@ import (
 // (seed §4.5, §3.1, §2.8-2.10, §8.3).
 func (e *env) evaluationSpecs() {
 	Describe("Evaluations", Label("evaluations"), func() {
-		Describe("an evaluation's life", Ordered, ContinueOnFailure, func() {
+		Describe("an evaluation's life", Ordered, ContinueOnFailure, costs(spec.CostEvaluations, spec.CostEvaluationRuns), func() {
 			var (
 				model, name, final string
 				nameBefore         *exchange.Exchange
@@ -64,7 +65,7 @@ func (e *env) evaluationSpecs() {
 			e.check("SHOULD refuse a second evaluation with a taken name (409)",
 				decidedBy("D-19", "4.5.2"), func(ctx SpecContext) {
 					e.need(created, "evaluation")
-					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model)}, pathEvaluations).x
+					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: evaluationBody(name, model), Refusal: true}, pathEvaluations).x
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
@@ -102,12 +103,16 @@ func (e *env) evaluationSpecs() {
 					if status != "running" {
 						Skip(fmt.Sprintf("the evaluation was %q, not running, when the suite looked (%s)", status, x.Line()))
 					}
-					x = e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
+					x = e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start"), Refusal: true})
 					e.expectError(x, refusal{statuses: []int{http.StatusConflict}})
 				})
 
 			e.check("MUST refuse to delete a running evaluation with a 4xx error envelope (409), and keep it",
 				declared("3.1.1", "8.3", "4.5.5", "1.2", "D-13"), func(ctx SpecContext) {
+					if started && !e.spend.ledger.Available(spec.CostEvaluationRuns) {
+						e.checkOwnRunningDeleteRefused(ctx, created.id)
+						return
+					}
 					e.checkRunningDeleteRefused(ctx, model)
 				})
 
@@ -159,7 +164,7 @@ func (e *env) evaluationSpecs() {
 			})
 		})
 
-		Describe("listing", func() {
+		Describe("listing", costs(spec.CostEvaluations), func() {
 			e.check("MUST list evaluations as {evaluations, page, per_page, total} with consistent paging",
 				declared("4.5.1", "2.8"), func(ctx SpecContext) {
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations})
@@ -214,7 +219,7 @@ func (e *env) evaluationSpecs() {
 				})
 		})
 
-		Describe("input", func() {
+		Describe("input", costs(spec.CostEvaluations), func() {
 			e.check("MUST refuse an evaluation whose question_count is not an integer with the error envelope (422)",
 				declared("4.5.2", "1.2", "D-17"), func(ctx SpecContext) {
 					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
@@ -276,7 +281,7 @@ func (e *env) evaluationSpecs() {
 					}
 				}
 				e.expectNone(x, "run-ragas stored no scores", p)
-			})
+			}, costs(spec.CostEvaluations, spec.CostEvaluationRuns))
 
 	})
 }

@@ -125,3 +125,27 @@ func (e *env) probeRunLength(ctx context.Context, model string, windows []raceWi
 			len(windows), latest.Round(time.Millisecond), wait.Round(time.Millisecond), strings.Join(notes, "\n    "))})
 	}
 }
+
+// checkOwnRunningDeleteRefused judges the refusal on the flow's own
+// evaluation, started by the start check, when the budget allows no other
+// run (D-40): one look, one DELETE. A DELETE that succeeds on a run seen
+// running fails only when the run is still running after it; otherwise the
+// run may have ended in between and the check is skipped with the reason.
+func (e *env) checkOwnRunningDeleteRefused(ctx context.Context, id string) {
+	GinkgoHelper()
+	before, xb := e.evaluationStatus(ctx, id)
+	if before != "running" {
+		Skip(fmt.Sprintf("the budget allows no other evaluation run, and this flow's evaluation was %q, not running, when the suite looked (%s)", before, xb.Line()))
+	}
+	x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(pathEvaluations, id)})
+	if x.Status/100 != 2 {
+		e.expectRefused(x, "D-13", http.StatusConflict)
+		return
+	}
+	after, xa := e.evaluationStatus(ctx, id)
+	if xa.Status == http.StatusOK && after == "running" {
+		e.expectNone(x, "a running evaluation was not refused", []string{fmt.Sprintf(
+			"DELETE answered %d for evaluation %s, which a GET just before (%s) and just after (%s) reported running", x.Status, id, xb.Line(), xa.Line())})
+	}
+	Skip(fmt.Sprintf("the DELETE succeeded and the evaluation was then gone or ended (%s): the run may have ended in between", xa.Line()))
+}

@@ -154,7 +154,8 @@ func TestListPrintsEveryCheck(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no count line:\n%s", out)
 	}
-	for _, want := range []string{"AREA", "rate-limit", "declared (D-13)", "decided D-12", "3.1.1", "Isolation › MUST NOT let another account read a model"} {
+	for _, want := range []string{"AREA", "rate-limit", "declared (D-13)", "decided D-12", "3.1.1", "Isolation › MUST NOT let another account read a model",
+		"COST", "models,datasets", "evaluations,evaluation-runs"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list lacks %q", want)
 		}

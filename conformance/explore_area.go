@@ -8,6 +8,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/explore"
+	"contractkit/spec"
 )
 
 // The Explore area: one check per property of the explore phase (package
@@ -21,7 +22,7 @@ const entryExplore = "explore"
 func (e *env) exploreSpecs() {
 	// SpecPriority(-1): Ginkgo shuffles the areas, and this one must run
 	// after every written check.
-	Describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-1), func() {
+	Describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-1), costs(spec.CostKinds()...), func() {
 		var found *explore.Result
 		var modelled *modelPhase
 		BeforeAll(func(ctx SpecContext) {
@@ -113,3 +114,9 @@ func (h exploreHost) Shared() map[string]string {
 }
 
 func (h exploreHost) Remove(ctx context.Context, path string) { h.e.remove(ctx, path, client.AuthKey) }
+
+// Affords implements explore.Budgeted: a costly operation is drawn only
+// while the run's budget has one more of its kind.
+func (h exploreHost) Affords(op spec.Operation) bool {
+	return op.Cost == nil || h.e.spend.ledger.Available(op.Cost.Kind)
+}

@@ -47,6 +47,9 @@ var flagSpecs = []flagSpec{
 	{"list", "", "CONFORMANCE_LIST", "print every check with its labels and seed clauses, run nothing"},
 	{"clauses", "", "CONFORMANCE_CLAUSES", "print the traceability document (conformance/CLAUSES.md), run nothing"},
 	{"version", "", "CONFORMANCE_VERSION", "print the kit's version and the contract's version and sha256, run nothing"},
+	{"budget", "KIND=N,...", "CONFORMANCE_BUDGET", budgetHelp},
+	{"reuse-model", "ID", "CONFORMANCE_REUSE_MODEL", reuseHelp},
+	{"profile", "NAME", "CONFORMANCE_PROFILE", profileHelp},
 }
 
 // ParseFlags parses args (without the program name). A flag that is not
@@ -75,6 +78,8 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 			fs.IntVar(&o.Explore, f.name, DefaultExplore, f.help)
 		case f.name == "seed":
 			fs.Uint64Var(&o.Seed, f.name, 0, f.help)
+		default:
+			o.Spend.bind(fs, f.name, f.help)
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -93,6 +98,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	if o.List && o.Clauses {
 		errs = append(errs, errors.New("--list and --clauses exclude each other"))
 	}
+	errs = append(errs, o.Spend.resolve())
 	return o, errors.Join(errs...)
 }
 
@@ -136,7 +142,8 @@ Flags (each may also be set by the environment variable shown; a flag wins):
 	}
 	b.WriteString(`
 Exit status: 0 every selected declared check passed (decided ones too with --strict);
-1 a check failed; 2 a usage or configuration error; 3 the base URL cannot be reached.
+1 a check failed; 2 a usage or configuration error; 3 the base URL cannot be reached;
+4 every check passed but the run left resources behind (listed with their ids).
 `)
 	io.WriteString(out, b.String())
 }
@@ -178,5 +185,5 @@ func (c Config) flagLine() []string {
 	if c.Keep {
 		out = append(out, "--keep")
 	}
-	return out
+	return append(out, c.Spend.flags()...)
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"contractkit/spec"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -31,8 +34,39 @@ func TestParseFlags(t *testing.T) {
 		BaseURL: "http://flag:2", APIKey: "env-key", APIKey2: "env-key-2", HTML: "env.html", Coverage: "env-coverage.json",
 		LabelFilter: "auth", Timeout: time.Minute, Strict: false, Keep: true, Explore: 25, Seed: 42,
 	}}
-	if o != want {
+	if !reflect.DeepEqual(o, want) {
 		t.Errorf("got %+v\nwant %+v", o, want)
+	}
+}
+
+func TestParseSpendFlags(t *testing.T) {
+	o, err := ParseFlags([]string{"--profile", "deployment", "--budget", "inferences=5,datasets=unlimited"},
+		envOf(map[string]string{"CONFORMANCE_REUSE_MODEL": "17"}), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ReuseModel != "17" || o.Profile != ProfileDeployment {
+		t.Errorf("reuse %q, profile %q; want 17 and deployment", o.ReuseModel, o.Profile)
+	}
+	for kind, want := range map[spec.CostKind]int{spec.CostModels: 1, spec.CostEvaluationRuns: 1, spec.CostInferences: 5, spec.CostDatasets: -1} {
+		n, limited := o.Budget.Limit(kind)
+		if !limited {
+			n = -1
+		}
+		if n != want {
+			t.Errorf("%s: limit %d, want %d (the preset, then --budget on top)", kind, n, want)
+		}
+	}
+	o, err = ParseFlags(nil, envOf(map[string]string{"CONFORMANCE_BUDGET": "all=0"}), &bytes.Buffer{})
+	if err != nil || !o.Budget.ReadOnly() {
+		t.Errorf("CONFORMANCE_BUDGET=all=0: err %v, read-only %v", err, o.Budget.ReadOnly())
+	}
+	line := strings.Join(o.flagLine(), " ")
+	if !strings.Contains(line, "--budget=all=0") {
+		t.Errorf("flag line %q lacks the budget", line)
+	}
+	if o, _ := ParseFlags(nil, envOf(nil), &bytes.Buffer{}); o.Budget.String() != "" || o.ReuseModel != "" {
+		t.Errorf("default budget %q, reuse %q: want none (an unlimited run, as before)", o.Budget.String(), o.ReuseModel)
 	}
 }
 
@@ -58,6 +92,11 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"a bad boolean in the environment", nil, map[string]string{"CONFORMANCE_KEEP": "maybe"}, "CONFORMANCE_KEEP"},
 		{"a bad duration in the environment", nil, map[string]string{"CONFORMANCE_TIMEOUT": "soon"}, "CONFORMANCE_TIMEOUT"},
 		{"list and clauses", []string{"--list", "--clauses"}, nil, "exclude each other"},
+		{"an unknown budget kind", []string{"--budget", "gpus=1"}, nil, "unknown kind"},
+		{"a bad budget number", nil, map[string]string{"CONFORMANCE_BUDGET": "models=-1"}, "--budget"},
+		{"an unknown profile", []string{"--profile", "cheap"}, nil, "no such budget preset"},
+		{"the deployment profile without a model to reuse", []string{"--profile", "deployment"}, nil, "needs --reuse-model"},
+		{"a reuse id that is no id", []string{"--reuse-model", "7/../8"}, nil, "--reuse-model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +115,9 @@ func TestHelpListsEveryFlagAndNoSecret(t *testing.T) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
 	for _, f := range []string{"--base-url", "--api-key", "--api-key-2", "--junit", "--json", "--html", "--label-filter",
-		"--focus", "--timeout", "--strict", "--keep", "--list", "--clauses", "CONFORMANCE_API_KEY_2", "Exit status"} {
+		"--focus", "--timeout", "--strict", "--keep", "--list", "--clauses", "CONFORMANCE_API_KEY_2", "Exit status",
+		"--budget", "CONFORMANCE_BUDGET", "--reuse-model", "CONFORMANCE_REUSE_MODEL", "--profile", "CONFORMANCE_PROFILE",
+		"evaluation-runs", "4 every check passed but the run left resources behind"} {
 		if !strings.Contains(out.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}

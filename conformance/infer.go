@@ -31,6 +31,7 @@ func (e *env) infer(ctx context.Context, r client.Request) (*exchange.Exchange, 
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
 	x, s := readAnswer(ctx, cancel, e.client, r, e.streamIdle())
+	e.withheld(x)
 	if s != nil {
 		AddReportEntry(report.EntryTiming, s.Timing(x.Duration), ReportEntryVisibilityNever)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/judge"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -15,7 +16,7 @@ import (
 // the request fields and their refusals; the chunk shape and the JSON answer
 // are decisions (D-03, D-04, D-23).
 func (e *env) inferenceSpecs() {
-	Describe("Inference", Label("inference"), func() {
+	Describe("Inference", Label("inference"), costs(spec.CostInferences, spec.CostConversations), func() {
 		e.check("MUST answer a query as a Server-Sent Events stream: 200, text/event-stream, every event a `data:` line carrying JSON, ended by `data: [DONE]`, the joined answer not empty",
 			declared("4.4.2", "1.3"), func(ctx SpecContext) {
 				x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil)})
@@ -108,7 +109,7 @@ func (e *env) inferenceSpecs() {
 
 		e.check("SHOULD refuse an unknown conversation_id (404)",
 			decidedBy("D-23", "4.4.1"), func(ctx SpecContext) {
-				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()})})
+				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()}), Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusNotFound}})
 			})
 	})

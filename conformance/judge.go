@@ -24,10 +24,13 @@ import (
 // through env.decided with the decision that shaped the rule. Each reports
 // every finding at once.
 
-// do sends r and records the exchange.
+// do sends r and records the exchange. A request the run's budget
+// withholds (spending.go) skips the check with the reason.
 func (e *env) do(ctx context.Context, r client.Request) *exchange.Exchange {
 	GinkgoHelper()
-	return e.client.Do(ctx, r)
+	x := e.client.Do(ctx, r)
+	e.withheld(x)
+	return x
 }
 
 // verdict is the one judge's verdict on x, its answer read whole or, for

@@ -9,6 +9,7 @@ import (
 
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -18,7 +19,7 @@ import (
 // each read from the contract. The JSON body size and nesting limits are
 // DECISIONS.md's (D-15) alone: OpenAPI has no keyword for them.
 func (e *env) limitSpecs() {
-	Describe("Limits", Label("limits"), func() {
+	Describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
 		temperature := bodyField("runInference", "application/json", "temperature")
 		low, high := *temperature.Min, *temperature.Max
 		for _, t := range []float64{high + 0.5, low - 0.1} {
@@ -54,14 +55,14 @@ func (e *env) limitSpecs() {
 		e.check("SHOULD refuse a JSON body over 1 MiB (413)",
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				body := fmt.Sprintf(`{"model_id": %s, "title": %q}`, e.unknownID, strings.Repeat("t", 1<<20+1))
-				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathConversations, Body: []byte(body), ContentType: "application/json"})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathConversations, Body: []byte(body), ContentType: "application/json", Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 
 		e.check("SHOULD refuse JSON nested deeper than 64 levels (400)",
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				body := fmt.Sprintf(`{"name": %q, "model_id": %s, "extra": %s%s}`, e.name("eval"), e.unknownID, strings.Repeat("[", 65), strings.Repeat("]", 65))
-				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, Body: []byte(body), ContentType: "application/json"})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, Body: []byte(body), ContentType: "application/json", Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
 
@@ -75,7 +76,7 @@ func (e *env) limitSpecs() {
 					g.Name = fmt.Sprintf("notes-%03d.txt", i)
 					form.Files = append(form.Files, g)
 				}
-				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload, Form: form})
+				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload, Form: form, Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 

@@ -71,7 +71,7 @@ func sameJSON(got, want any) bool {
 func (e *env) modelSpecs() {
 	defaults := modelDefaults()
 	Describe("Models", Label("models"), func() {
-		Describe("a model's life", Ordered, ContinueOnFailure, func() {
+		Describe("a model's life", Ordered, ContinueOnFailure, costs(spec.CostModels, spec.CostDatasets), func() {
 			var (
 				name    string
 				created created
@@ -162,7 +162,7 @@ func (e *env) modelSpecs() {
 			})
 		})
 
-		Describe("creation input", func() {
+		Describe("creation input", costs(spec.CostModels, spec.CostDatasets), func() {
 			invalid := []struct {
 				behaviour string
 				body      func(ds string) map[string]any

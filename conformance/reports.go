@@ -2,6 +2,7 @@ package conformance
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/reporters"
 
 	"contractkit/conformance/report"
 	"contractkit/coverage"
@@ -44,5 +45,30 @@ func (e *env) coverage() *coverage.Report {
 func (e *env) addCoverageEntry() {
 	if e.client != nil {
 		AddReportEntry(report.EntryCoverage, report.Coverage{Report: e.client.Coverage()}, ReportEntryVisibilityNever)
+	}
+}
+
+// spent is what the run created, started and removed (nil without a
+// client: nothing was sent).
+func (e *env) spent() *report.Spent {
+	if e.client == nil {
+		return nil
+	}
+	return report.SpentOf(e.spend.ledger)
+}
+
+// spentProperty is the JUnit property of what the run spent.
+func (e *env) spentProperty(s *report.Spent) []reporters.JUnitProperty {
+	if s == nil {
+		return nil
+	}
+	return []reporters.JUnitProperty{{Name: report.PropertySpent, Value: s.Line}}
+}
+
+// addSpendEntry adds what the run spent to the current node's report (the
+// AfterSuite's, after the clean-up): Ginkgo's JSON report carries it.
+func (e *env) addSpendEntry() {
+	if s := e.spent(); s != nil {
+		AddReportEntry(report.EntrySpent, s, ReportEntryVisibilityNever)
 	}
 }

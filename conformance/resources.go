@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"contractkit/conformance/client"
@@ -62,8 +63,20 @@ func (e *env) removeLater(p string, auth client.Auth) {
 // still running is waited for; anything else is recorded as a leak and
 // reported at the end, never as a check failure.
 func (e *env) remove(ctx context.Context, p string, auth client.Auth) {
-	x := e.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: p, Auth: auth})
-	if x.Status/100 == 2 || x.Status == http.StatusNotFound {
+	r := client.Request{Method: http.MethodDelete, Path: p, Auth: auth}
+	if e.cfg.Spend.active() && strings.HasPrefix(p, pathDatasets+"/") {
+		// D-40: a run that counts its spending leaves no dataset behind,
+		// soft-deleted ones included (a soft delete keeps the files).
+		r.Query = url.Values{"permanent": {"true"}}
+	}
+	x := e.client.Do(ctx, r)
+	switch {
+	case x.Withheld != nil:
+		return // a resource the run reuses: never removed
+	case x.Status == http.StatusNotFound:
+		e.spend.gone(p)
+		return
+	case x.Status/100 == 2:
 		return
 	}
 	if strings.HasPrefix(p, pathEvaluations) && x.Status/100 == 4 {
@@ -106,7 +119,17 @@ func (e *env) get(l *lazy, what string, mk func() string) string {
 	GinkgoHelper()
 	if !l.tried {
 		l.tried = true
-		if err := InterceptGomegaFailure(func() { l.id = mk() }); err != nil {
+		// A request mk needs that the budget withholds skips the check
+		// (a panic through here): every later caller is skipped with why.
+		done := false
+		defer func() {
+			if !done {
+				l.failure = e.withheldWhy
+			}
+		}()
+		err := InterceptGomegaFailure(func() { l.id = mk() })
+		done = true
+		if err != nil {
 			l.failure = report.FirstParagraph(err.Error())
 		}
 	}

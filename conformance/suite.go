@@ -52,6 +52,10 @@ const (
 	ExitUsage = 2
 	// ExitUnreachable: the base URL did not answer; nothing ran.
 	ExitUnreachable = 3
+	// ExitLeftBehind: no check failed, but the run left resources on the
+	// server (the summary lists them with their ids; D-47). A failed check
+	// wins: ExitFail.
+	ExitLeftBehind = 4
 )
 
 // DefaultTimeout is the default longest wait for a state change.
@@ -92,6 +96,9 @@ type Config struct {
 	// Replay is the file of kept failures the explore phase replays first
 	// and appends to ("" none).
 	Replay string
+	// Spend is what the run may create and start, and what it reuses
+	// (--budget, --reuse-model, --profile; spendflags.go).
+	Spend
 }
 
 // requestTimeout bounds one ordinary request.
@@ -251,14 +258,19 @@ type env struct {
 	culprit *exchange.Exchange
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
+	// spend is the run's budget, the client's gate (spending.go), and
+	// withheldWhy the reason of the last request it withheld.
+	spend       *spending
+	withheldWhy string
 }
 
 func newEnv(cfg Config) *env {
-	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}}
+	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}, spend: newSpending(cfg.Budget)}
 	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
 	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
 		e.client = client.New(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
+		e.client.SetGate(e.spend)
 	}
 	return e
 }
@@ -331,13 +343,14 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	}
 	s := report.Summarize(e.final)
 	s.Coverage = e.coverage()
+	s.Spent = e.spent()
 	report.WriteSummary(out, s, e.summaryRun())
 	if err := report.WriteCoverageFile(cfg.Coverage, s.Coverage); err != nil {
 		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
 		return ExitFail
 	}
 	if cfg.JUnit != "" {
-		if err := report.AddJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage); err != nil {
+		if err := report.AddJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage, e.spentProperty(s.Spent)...); err != nil {
 			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
 			return ExitFail
 		}
@@ -354,6 +367,8 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	case s.Total.Selected() == 0:
 		fmt.Fprintln(out, "conformance: --label-filter and --focus selected no check")
 		return ExitUsage
+	case s.Spent.LeftBehind() && !cfg.Keep:
+		return ExitLeftBehind
 	}
 	return ExitPass
 }
@@ -387,10 +402,15 @@ func (e *env) register() {
 			AddReportEntry("exchanges", exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
-	BeforeSuite(func() { AddReportEntry(report.EntryRun, newRunInfo(e.cfg)) })
+	BeforeSuite(func(ctx SpecContext) {
+		AddReportEntry(report.EntryRun, newRunInfo(e.cfg))
+		e.reuseModel(ctx)
+	})
 	AfterSuite(func(ctx SpecContext) {
 		e.removeShared(ctx)
+		e.confirmLeft(ctx)
 		e.addCoverageEntry() // last, so that the clean-up's answers count too
+		e.addSpendEntry()
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 

@@ -171,12 +171,14 @@ func (b Budget) String() string {
 // presets are the named budgets of --profile, in Parse's syntax.
 var presets = map[string]string{
 	// A deployment that bills: at most one fine-tune and one evaluation
-	// run (the checks of training and of a run, once each), a few datasets
-	// (each is stored and indexed), and the cheap records and answers the
-	// written checks need; the explore phase gets what they leave. Used
+	// run (the checks of training and of a run, once each), the datasets
+	// and uploads the written checks make (each is stored and indexed:
+	// measured, a run with --reuse-model makes 3 and uploads 6 times), and
+	// the cheap records and answers they need; the explore phase gets what
+	// they leave. Used
 	// with --reuse-model, every check that only needs a ready model uses
 	// the account's own.
-	"deployment": "models=1,evaluation-runs=1,datasets=3,evaluations=12,conversations=12,inferences=40",
+	"deployment": "models=1,evaluation-runs=1,datasets=12,evaluations=12,conversations=12,inferences=40",
 }
 
 // ErrNoPreset is returned by Preset for a name it does not know.

@@ -65,6 +65,11 @@ type Request struct {
 	// NoRetry sends the request once even when it is answered 429: for
 	// the rate-limit checks, which must see the 429 (see retryAfter).
 	NoRetry bool
+	// Refusal marks a valid request the server must refuse for the state
+	// it is in (a taken name, a running evaluation started again): the
+	// gate charges it nothing. A request that breaks the contract is
+	// known as a refusal without it.
+	Refusal bool
 }
 
 // Client sends the suite's requests and records each exchange. It is safe
@@ -86,6 +91,12 @@ type Client struct {
 	// cov sees every answer the client reads, the explore phase's and the
 	// streams' included: the run's contract coverage.
 	cov *coverage.Recorder
+
+	// gate is asked before every request (gate.go); nil: none.
+	gate Gate
+	// pending holds the gate's settlements of opened calls until Finish
+	// (gate.go); guarded by mu.
+	pending map[*exchange.Exchange]func(*exchange.Exchange)
 }
 
 // New returns a client for base (the service base address). timeout
@@ -131,21 +142,37 @@ func (c *Client) record(x *exchange.Exchange) {
 // Do sends r and reads the whole response. A transport failure is recorded
 // in Exchange.Error (Status 0), never returned: checks report it. A 429
 // with Retry-After is waited out and r repeated (retryAfter); each attempt
-// has the client's timeout, the waits are bounded by ctx.
+// has the client's timeout, the waits are bounded by ctx. A request the
+// gate withholds is not sent: its exchange carries the reason in Withheld.
 func (c *Client) Do(ctx context.Context, r Request) *exchange.Exchange {
+	settle, withheld := c.admit(r)
+	if withheld != nil {
+		return withheld
+	}
 	resp, x, done := c.attempts(ctx, r, c.timeout)
 	defer done()
 	if resp != nil {
 		c.readAll(x, resp)
 	}
+	settle(x)
 	return x
 }
 
 // Open sends r and returns the response with its body unread, for a
 // stream; the caller reads it and must call Finish with what it read.
-// cancel ends the request. A 429 is retried as by Do.
+// cancel ends the request. A 429 is retried as by Do. The gate is told
+// of the call by Finish, once its body says what the call made (an id).
 func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *exchange.Exchange) {
+	settle, withheld := c.admit(r)
+	if withheld != nil {
+		return nil, withheld
+	}
 	resp, x, _ = c.attempts(ctx, r, 0)
+	if resp == nil {
+		settle(x)
+	} else {
+		c.pend(x, settle) // Finish settles it, once the body says what was made
+	}
 	return resp, x
 }
 
@@ -189,7 +216,10 @@ func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
 }
 
 // Finish records the body read from a response opened with Open.
-func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
+func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
+	c.finish(x, body, readErr)
+	c.settlePending(x)
+}
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
 	body, contentType, shown, curlData, err := encodeBody(r)

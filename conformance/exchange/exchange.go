@@ -44,6 +44,9 @@ type Exchange struct {
 	SentCut bool   `json:"-"`
 	// Raw is the whole answer body as received, not redacted.
 	Raw []byte `json:"-"`
+	// Withheld is why the request was not sent (the run's budget, or a
+	// resource the run reuses and never changes); nil when it was.
+	Withheld error `json:"-"`
 }
 
 // Line is the one-line summary "METHOD URL → status".

@@ -105,6 +105,9 @@ func (c *exploreCase) infeasible(op *exploreOp) string {
 	if c.focus != nil && !c.inFocus(op) {
 		return "outside the sequence's focus"
 	}
+	if b, ok := c.x.host.(Budgeted); ok && op.Cost != nil && !b.Affords(op.Operation) {
+		return "over the run's budget"
+	}
 	switch op.role {
 	case roleGet, roleUpdate, roleDelete, roleChild:
 		if len(c.m.live(op.kind))+len(c.m.deleted(op.kind)) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/client"
+	"contractkit/spec"
 )
 
 // Host is what the phase needs of the suite that runs it.
@@ -21,6 +22,13 @@ type Host interface {
 	// gone already is fine, and what cannot be removed is the host's to
 	// report.
 	Remove(ctx context.Context, path string)
+}
+
+// Budgeted is a Host that caps what the phase may create and start (the
+// run's --budget): the phase draws an operation the contract marks with a
+// cost (x-cost) only while Affords says one more is within it.
+type Budgeted interface {
+	Affords(op spec.Operation) bool
 }
 
 // Config is what one run of the phase is asked to do.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"contractkit/spec"
 	"errors"
 	"fmt"
 	"io"
@@ -98,7 +99,13 @@ type catalogued struct {
 	Area, Name, Class string
 	Decision          string
 	Clauses, Refines  []string
+	// Costs are the kinds the check may create or start (CostLabel).
+	Costs []string
 }
+
+// CostLabel starts the label of a kind a check may create or start
+// ("cost:models"): --list shows the kinds in its COST column.
+const CostLabel = "cost:"
 
 func catalogue(r types.Report, includeNotSelected bool) []catalogued {
 	var out []catalogued
@@ -118,6 +125,8 @@ func catalogue(r types.Report, includeNotSelected bool) []catalogued {
 				c.Clauses = append(c.Clauses, strings.TrimPrefix(l, "seed:"))
 			case strings.HasPrefix(l, "D-"):
 				c.Refines = append(c.Refines, l)
+			case strings.HasPrefix(l, CostLabel):
+				c.Costs = append(c.Costs, strings.TrimPrefix(l, CostLabel))
 			}
 		}
 		if c.Class == "decided" && len(c.Refines) > 0 {
@@ -145,7 +154,7 @@ func areaIndex(label string) int {
 func WriteList(out io.Writer, r types.Report) {
 	checks := catalogue(r, false)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "AREA\tCLASS\tSEED CLAUSES\tCHECK")
+	fmt.Fprintln(tw, "AREA\tCLASS\tSEED CLAUSES\tCOST\tCHECK")
 	declaredN := 0
 	for _, c := range checks {
 		class := c.Class
@@ -158,7 +167,14 @@ func WriteList(out io.Writer, r types.Report) {
 		if c.Class == "declared" {
 			declaredN++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Area, class, strings.Join(c.Clauses, ","), c.Name)
+		cost := strings.Join(c.Costs, ",")
+		switch len(c.Costs) {
+		case 0:
+			cost = "-"
+		case len(spec.CostKinds()):
+			cost = "all"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Area, class, strings.Join(c.Clauses, ","), cost, c.Name)
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d checks: %d declared, %d decided. The rate-limit checks run only when --label-filter names rate-limit.\n",

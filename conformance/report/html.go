@@ -84,6 +84,7 @@ func writeHTML(w io.Writer, r types.Report, s Summary, o Options) error {
 		Sections                                                  []htmlSection
 		SuiteFailures                                             []string
 		Coverage                                                  *coverage.Report
+		Spent                                                     *Spent
 	}{
 		Title:         s.Title,
 		BaseURL:       redact.String(o.BaseURL),
@@ -92,6 +93,7 @@ func writeHTML(w io.Writer, r types.Report, s Summary, o Options) error {
 		Strict:        o.Strict,
 		Run:           o.Info.String(),
 		SuiteFailures: s.SuiteFailures,
+		Spent:         s.Spent,
 	}
 	if data.Title == "" {
 		data.Title = defaultHTMLTitle

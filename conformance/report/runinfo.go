@@ -34,7 +34,7 @@ func (i RunInfo) String() string {
 // AddJUnitProperties records info (and cov's line, when not nil) as
 // <property> elements of every test suite in the JUnit report at path,
 // where CI systems show them.
-func AddJUnitProperties(path string, info RunInfo, cov *coverage.Report) error {
+func AddJUnitProperties(path string, info RunInfo, cov *coverage.Report, extra ...reporters.JUnitProperty) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -53,6 +53,7 @@ func AddJUnitProperties(path string, info RunInfo, cov *coverage.Report) error {
 	if cov != nil {
 		props = append(props, reporters.JUnitProperty{Name: "contract.coverage", Value: cov.Line()})
 	}
+	props = append(props, extra...)
 	for i := range suites.TestSuites {
 		suites.TestSuites[i].Properties.Properties = append(suites.TestSuites[i].Properties.Properties, props...)
 	}

@@ -92,6 +92,9 @@ type Summary struct {
 	// Coverage is the contract coverage of the run's traffic (nil when
 	// nothing was sent).
 	Coverage *coverage.Report
+	// Spent is what the run created, started and removed (nil when
+	// nothing was sent).
+	Spent *Spent
 }
 
 func areaOf(labels []string) string {
@@ -237,6 +240,7 @@ func WriteSummary(out io.Writer, s Summary, run Run) {
 	if s.Coverage != nil {
 		fmt.Fprintf(out, "\n%s\n", s.Coverage.Line())
 	}
+	writeSpent(out, s.Spent)
 	if len(run.Leaks) > 0 {
 		fmt.Fprintf(out, "\nResources not removed (%d):\n  %s\n", len(run.Leaks), strings.Join(run.Leaks, "\n  "))
 	}
