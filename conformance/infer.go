@@ -47,11 +47,14 @@ func readAnswer(ctx context.Context, cancel context.CancelFunc, c *client.Client
 	}
 	defer resp.Body.Close()
 	if judge.IsEventStream(resp.StatusCode, resp.Header) {
-		s := judge.ReadStream(resp.Body, idle, cancel)
+		// The client's stream bound (the same idle limit) cuts a silent
+		// stream with its reason; this idle limit, a second later, is only
+		// the reader's backstop.
+		s := judge.ReadStream(resp.Body, idle+time.Second, cancel)
 		c.Finish(x, s.Raw, s.Err)
 		return x, s
 	}
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body) // the client bounds the body (Open)
 	c.Finish(x, body, err)
 	return x, nil
 }

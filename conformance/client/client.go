@@ -2,8 +2,13 @@
 // (JSON, multipart forms, raw bodies, any Authorization), waits out a 429
 // with Retry-After within bounds, records every exchange redacted (the log
 // a check's report shows, with a curl command that reproduces each) and
-// feeds every answer it reads to the run's contract coverage. It links no
-// test framework.
+// feeds every answer it reads to the run's contract coverage. Every answer
+// is read within bounds (conformance/bound): its headers, its body, an
+// event stream's events, its whole size and its pace, so a server that
+// floods, drips or hangs fails the check with the bound it passed instead
+// of exhausting the suite's memory or time; a server that stopped
+// answering (several deadlines in a row, bound.Stall) has the requests of
+// its area withheld. It links no test framework.
 package client
 
 import (
@@ -11,16 +16,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"contractkit/conformance/bound"
 	"contractkit/conformance/exchange"
 	"contractkit/coverage"
 	"contractkit/spec"
@@ -74,8 +80,19 @@ type Client struct {
 	redact  *exchange.Redactor
 	timeout time.Duration
 
-	mu  sync.Mutex // guards log
+	// body and stream bound every answer read (SetLimits).
+	body, stream bound.Limits
+
+	mu  sync.Mutex // guards log, logged, area and opened
 	log []*exchange.Exchange
+	// logged counts the exchanges since Reset, those dropped from log too.
+	logged int
+	// area is the part of the run the requests belong to (SetArea); the
+	// stall detector judges each area apart.
+	area string
+	// opened are the bodies Open handed out, until Finish reads their bound.
+	opened map[*exchange.Exchange]*boundedBody
+	stall  *bound.Stall
 
 	// retries counts the requests repeated after a 429 (see retryAfter).
 	retries atomic.Int64
@@ -86,13 +103,22 @@ type Client struct {
 }
 
 // New returns a client for base (the service base address). timeout
-// bounds each request that is not a stream.
+// bounds each request that is not a stream. Answers are read within
+// bound.Body and bound.Stream (SetLimits changes them), headers within
+// bound.HeaderBytes.
 func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 	return &Client{
-		base:    base,
-		key:     key,
-		key2:    key2,
-		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		base: base,
+		key:  key,
+		key2: key2,
+		http: &http.Client{
+			Transport:     bound.Transport(nil, bound.HeaderBytes),
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		body:    bound.Body,
+		stream:  bound.Stream,
+		opened:  map[*exchange.Exchange]*boundedBody{},
+		stall:   bound.NewStall(bound.DefaultStall),
 		redact:  exchange.NewRedactor(key, key2),
 		timeout: timeout,
 		// Coverage counts what the contract as written documents; the
@@ -109,20 +135,44 @@ func (c *Client) Coverage() coverage.Report { return c.cov.Report() }
 func (c *Client) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.log = nil
+	c.log, c.logged = nil, 0
+	clear(c.opened) // an answer opened and never finished is the last check's
 }
 
-// Log returns the exchanges since the last Reset.
+// Log returns the exchanges since the last Reset, as reports show them:
+// their bodies' excerpts, not the bodies (Raw and Sent are not kept), and
+// at most LogFirst and LogLast of them (a check that polls for minutes
+// would otherwise keep every answer). Logged says how many there were.
 func (c *Client) Log() []*exchange.Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]*exchange.Exchange(nil), c.log...)
 }
 
-func (c *Client) record(x *exchange.Exchange) {
+// Logged is how many exchanges the check made, those Log dropped included.
+func (c *Client) Logged() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.log = append(c.log, x)
+	return c.logged
+}
+
+// The exchanges a check's log keeps: its first (what it made) and its last
+// (where it failed).
+const (
+	LogFirst = 10
+	LogLast  = 90
+)
+
+func (c *Client) record(x *exchange.Exchange) {
+	kept := *x
+	kept.Raw, kept.Sent = nil, nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logged++
+	if len(c.log) == LogFirst+LogLast {
+		c.log = slices.Delete(c.log, LogFirst, LogFirst+1)
+	}
+	c.log = append(c.log, &kept)
 }
 
 // Do sends r and reads the whole response. A transport failure is recorded
@@ -139,10 +189,19 @@ func (c *Client) Do(ctx context.Context, r Request) *exchange.Exchange {
 }
 
 // Open sends r and returns the response with its body unread, for a
-// stream; the caller reads it and must call Finish with what it read.
-// cancel ends the request. A 429 is retried as by Do.
+// stream; the caller reads it, closes it and must call Finish with what
+// it read. The body is read within the client's bounds (SetLimits): an
+// event stream within the stream bound, any other answer within the body
+// bound; a bound that cuts it ends the request and its read returns the
+// *bound.Error. A 429 is retried as by Do.
 func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *exchange.Exchange) {
+	ctx, cancel := context.WithCancel(ctx)
 	resp, x, _ = c.attempts(ctx, r, 0)
+	if resp == nil {
+		cancel()
+		return nil, x
+	}
+	c.bounded(x, resp, cancel)
 	return resp, x
 }
 
@@ -178,15 +237,30 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 	}
 }
 
-// readAll reads and closes the body of resp and records it in x.
+// readAll reads and closes the body of resp within the body bound and
+// records it in x. The bound's cut closes the body, which unblocks a read
+// waiting on a server that drips or went silent.
 func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
-	body, err := io.ReadAll(resp.Body)
+	body, err := bound.ReadAll(resp.Body, c.body, func() { resp.Body.Close() })
 	resp.Body.Close()
 	c.finish(x, body, err)
 }
 
-// Finish records the body read from a response opened with Open.
-func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) { c.finish(x, body, readErr) }
+// Finish records the body read from a response opened with Open. When a
+// bound cut the body, its *bound.Error is what is recorded, whatever the
+// reader made of the cut.
+func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
+	c.mu.Lock()
+	b := c.opened[x]
+	delete(c.opened, x)
+	c.mu.Unlock()
+	if b != nil {
+		if e := b.Err(); e != nil {
+			readErr = e
+		}
+	}
+	c.finish(x, body, readErr)
+}
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
 	body, contentType, shown, curlData, err := encodeBody(r)
@@ -224,10 +298,18 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Sent = body
 	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
 
+	area := c.Area()
+	if reason, stopped := c.stall.Stopped(area); stopped {
+		x.Error = "not sent: " + reason
+		c.record(x)
+		return nil, x
+	}
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	x.Duration = time.Since(start)
 	if err != nil {
+		err = bound.FromTransport(err)
+		c.stall.Observe(area, err)
 		x.Error = c.redact.String(err.Error())
 		c.record(x)
 		return nil, x
@@ -238,6 +320,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 }
 
 func (c *Client) finish(x *exchange.Exchange, body []byte, readErr error) {
+	c.stall.Observe(c.Area(), readErr)
 	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.Raw = body
 	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))

@@ -62,9 +62,13 @@ type Result struct {
 	Failures []string
 	// Err is why the run gave no verdict: the mock did not start or died,
 	// the suite could not run, its report is missing or disagrees with its
-	// exit status.
+	// exit status. For a hostile server, also what broke its expectation
+	// (judgeHostile).
 	Err      error
 	Duration time.Duration
+	// PeakRSS is the suite's peak resident memory in bytes (a hostile
+	// run's; 0 for the others).
+	PeakRSS int64
 }
 
 // Expected is what the suite must say: "pass" for a valid variant and the
@@ -166,7 +170,9 @@ func (cfg *Config) defaults() {
 		cfg.RunTimeout = 5 * time.Minute
 	}
 	if cfg.Mutants == nil {
-		cfg.Mutants = mutation.List()
+		// The hostile servers are judged by their own expectation
+		// (hostile.go), bounded so they add little time.
+		cfg.Mutants = append(mutation.List(), mutation.Hostile()...)
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
@@ -194,7 +200,7 @@ func (cfg Config) runOne(ctx context.Context, m mutation.Mutant) (res Result) {
 		return res
 	}
 	defer mock.Kill()
-	res.Passed, res.Failures, res.Err = cfg.runSuite(ctx, mock, m)
+	res.Passed, res.Failures, res.PeakRSS, res.Err = cfg.runSuite(ctx, mock, m)
 	return res
 }
 
@@ -225,11 +231,12 @@ func startMock(ctx context.Context, cfg Config, name string) (*childserver.Serve
 }
 
 // runSuite runs the suite against m and reads its verdict from its JSON
-// report, checked against its exit status.
-func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (bool, []string, error) {
+// report, checked against its exit status; a hostile run is also judged by
+// its own expectation, its peak memory measured.
+func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (passed bool, failures []string, rss int64, err error) {
 	dir, err := os.MkdirTemp("", "mutation-")
 	if err != nil {
-		return false, nil, err
+		return false, nil, 0, err
 	}
 	defer os.RemoveAll(dir)
 	report := filepath.Join(dir, "report.json")
@@ -238,7 +245,11 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	if mu.Decided != "" {
 		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
 	}
-	if !mu.Valid && !mu.Explore && mu.Name != "" {
+	junit := filepath.Join(dir, "junit.xml")
+	switch {
+	case mu.Hostile:
+		args = append(args, hostileArgs(mu, junit)...)
+	case !mu.Valid && !mu.Explore && mu.Name != "":
 		// A mutant of a written check's rule: the written checks kill it,
 		// and exploring would only add minutes (its shrinking). The
 		// baseline, the variants and the explore mutants explore.
@@ -249,33 +260,43 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	out := &childserver.Tail{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second
+	begin := time.Now()
 	err = cmd.Run()
+	took := time.Since(begin)
+	if mu.Hostile {
+		rss = peakRSS(cmd)
+	}
 	exit := 0
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
 		exit = ee.ExitCode()
 	case err != nil:
-		return false, nil, fmt.Errorf("conformance: %w", err)
+		return false, nil, rss, fmt.Errorf("conformance: %w", err)
 	}
 	select {
 	case <-m.Exited(): // a verdict on a dead mock says nothing of the mutant
-		return false, nil, fmt.Errorf("mockserver exited during the run (%v): %s", m.Err(), m.LastError())
+		return false, nil, rss, fmt.Errorf("mockserver exited during the run (%v): %s", m.Err(), m.LastError())
 	default:
 	}
+	if mu.Hostile {
+		if err := judgeHostile(exit, took, rss, junit, out); err != nil {
+			return false, nil, rss, err
+		}
+	}
 	if exit != 0 && exit != 1 {
-		return false, nil, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
+		return false, nil, rss, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
 	}
 	passed, failures, exploreOnly, err := readVerdict(report)
 	switch {
 	case err != nil:
-		return false, nil, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
+		return false, nil, rss, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
 	case passed != (exit == 0):
-		return false, failures, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
+		return false, failures, rss, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
 	case mu.Explore && !passed && !exploreOnly:
 		// Its kill must be the explore phase's alone: a written check that
 		// fails it means the mutant proves nothing about exploring.
-		return false, failures, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])
+		return false, failures, rss, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])
 	}
-	return passed, failures, nil
+	return passed, failures, rss, nil
 }

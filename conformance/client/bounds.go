@@ -1,0 +1,75 @@
+package client
+
+import (
+	"context"
+	"mime"
+	"net/http"
+
+	"contractkit/conformance/bound"
+	"contractkit/conformance/exchange"
+)
+
+// SetLimits changes the bounds answers are read within: body for an
+// answer read whole (Do, and an opened answer that is not an event
+// stream), stream for an event stream opened with Open. It is meant to be
+// called before the first request.
+func (c *Client) SetLimits(body, stream bound.Limits) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.body, c.stream = body, stream
+}
+
+// SetArea names the part of the run the next requests belong to (the
+// suite's area of the check that sends them). Deadlines are counted per
+// area: one whose server stopped answering is stopped without stopping
+// the others, unless the whole server is (bound.Stall).
+func (c *Client) SetArea(area string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.area = area
+}
+
+// Area is the area named by SetArea.
+func (c *Client) Area() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.area
+}
+
+// Stopped reports whether the server stopped answering the requests of
+// area, or every request, and why. The client no longer sends a request
+// of a stopped area: it records it with the reason (Exchange.Error "not
+// sent: ...") without waiting for a deadline again.
+func (c *Client) Stopped(area string) (reason string, stopped bool) {
+	return c.stall.Stopped(area)
+}
+
+// bounded wraps the body of an answer opened with Open in the bound of
+// its kind; the bound's cut ends the request (cancel), which unblocks a
+// read that waits on a silent server.
+func (c *Client) bounded(x *exchange.Exchange, resp *http.Response, cancel context.CancelFunc) {
+	lim := c.body
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		lim = c.stream
+	}
+	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel}
+	resp.Body = b
+	c.mu.Lock()
+	c.opened[x] = b
+	c.mu.Unlock()
+}
+
+// boundedBody is an opened answer's body read within its bound.
+type boundedBody struct {
+	*bound.Reader
+	body   interface{ Close() error }
+	cancel context.CancelFunc
+}
+
+// Close stops the bound's timer, closes the body and ends the request.
+func (b *boundedBody) Close() error {
+	b.Reader.Close()
+	err := b.body.Close()
+	b.cancel()
+	return err
+}
