@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"mime"
 	"net/http"
 
@@ -52,7 +53,7 @@ func (c *Client) bounded(x *exchange.Exchange, resp *http.Response, cancel conte
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 		lim = c.stream
 	}
-	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel}
+	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel, ctx: resp.Request.Context()}
 	resp.Body = b
 	c.mu.Lock()
 	c.opened[x] = b
@@ -64,6 +65,7 @@ type boundedBody struct {
 	*bound.Reader
 	body   interface{ Close() error }
 	cancel context.CancelFunc
+	ctx    context.Context // the request's
 }
 
 // Close stops the bound's timer, closes the body and ends the request.
@@ -72,4 +74,20 @@ func (b *boundedBody) Close() error {
 	err := b.body.Close()
 	b.cancel()
 	return err
+}
+
+// errAttemptTimeout is the cause of a request's own timeout (Do's), told
+// from the caller's context ending.
+var errAttemptTimeout = errors.New("the request's timeout")
+
+// observe hands the outcome of a request of area to the stall detector,
+// unless the caller's context ended first (a wait given up, a check
+// interrupted): that says nothing of the server. A bound's cut, or the
+// request's own timeout, does.
+func (c *Client) observe(ctx context.Context, area string, err error) {
+	var be *bound.Error
+	if err != nil && !errors.As(err, &be) && ctx.Err() != nil && context.Cause(ctx) != errAttemptTimeout {
+		return
+	}
+	c.stall.Observe(area, err)
 }

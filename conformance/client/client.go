@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"net/http"
@@ -216,7 +217,7 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 	for attempt := 0; ; attempt++ {
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if timeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, timeout)
+			actx, cancel = context.WithTimeoutCause(ctx, timeout, errAttemptTimeout)
 		}
 		resp, x = c.send(actx, r)
 		if resp == nil {
@@ -243,7 +244,11 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
 	body, err := bound.ReadAll(resp.Body, c.body, func() { resp.Body.Close() })
 	resp.Body.Close()
-	c.finish(x, body, err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The request's own timeout cut the body before a bound did.
+		err = fmt.Errorf("the answer did not end within the request's timeout, %s: %w", c.timeout, err)
+	}
+	c.finish(resp.Request.Context(), x, body, err)
 }
 
 // Finish records the body read from a response opened with Open. When a
@@ -259,7 +264,11 @@ func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
 			readErr = e
 		}
 	}
-	c.finish(x, body, readErr)
+	ctx := context.Background()
+	if b != nil {
+		ctx = b.ctx
+	}
+	c.finish(ctx, x, body, readErr)
 }
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
@@ -309,7 +318,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Duration = time.Since(start)
 	if err != nil {
 		err = bound.FromTransport(err)
-		c.stall.Observe(area, err)
+		c.observe(ctx, area, err)
 		x.Error = c.redact.String(err.Error())
 		c.record(x)
 		return nil, x
@@ -319,8 +328,8 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	return resp, x
 }
 
-func (c *Client) finish(x *exchange.Exchange, body []byte, readErr error) {
-	c.stall.Observe(c.Area(), readErr)
+func (c *Client) finish(ctx context.Context, x *exchange.Exchange, body []byte, readErr error) {
+	c.observe(ctx, c.Area(), readErr)
 	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.Raw = body
 	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))
