@@ -77,8 +77,16 @@ func (b *boundedBody) Close() error {
 }
 
 // errAttemptTimeout is the cause of a request's own timeout (Do's), told
-// from the caller's context ending.
-var errAttemptTimeout = errors.New("the request's timeout")
+// from the caller's context ending. net/http returns the cause as the
+// request's error: it is a deadline (bound.Classify) like the one it
+// stands for.
+var errAttemptTimeout error = attemptTimeout{}
+
+type attemptTimeout struct{}
+
+func (attemptTimeout) Error() string        { return "the request's timeout passed" }
+func (attemptTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
+func (attemptTimeout) Timeout() bool        { return true }
 
 // observe hands the outcome of a request of area to the stall detector,
 // unless the caller's context ended first (a wait given up, a check
