@@ -8,6 +8,7 @@ import (
 
 	"contractkit/conformance/bound"
 	"contractkit/conformance/exchange"
+	"contractkit/spec"
 )
 
 // SetLimits changes the bounds answers are read within: body for an
@@ -42,7 +43,13 @@ func (c *Client) Area() string {
 // of a stopped area: it records it with the reason (Exchange.Error "not
 // sent: ...") without waiting for a deadline again.
 func (c *Client) Stopped(area string) (reason string, stopped bool) {
-	return c.stall.Stopped(area)
+	if reason, stopped := c.stall.Stopped(area); stopped {
+		return reason, true // the whole server
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	reason = c.stopped[area]
+	return reason, reason != ""
 }
 
 // bounded wraps the body of an answer opened with Open in the bound of
@@ -53,7 +60,7 @@ func (c *Client) bounded(x *exchange.Exchange, resp *http.Response, cancel conte
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 		lim = c.stream
 	}
-	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel, ctx: resp.Request.Context()}
+	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel, ctx: resp.Request.Context(), resp: resp}
 	resp.Body = b
 	c.mu.Lock()
 	c.opened[x] = b
@@ -66,6 +73,7 @@ type boundedBody struct {
 	body   interface{ Close() error }
 	cancel context.CancelFunc
 	ctx    context.Context // the request's
+	resp   *http.Response
 }
 
 // Close stops the bound's timer, closes the body and ends the request.
@@ -88,14 +96,45 @@ func (attemptTimeout) Error() string        { return "the request's timeout pass
 func (attemptTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 func (attemptTimeout) Timeout() bool        { return true }
 
-// observe hands the outcome of a request of area to the stall detector,
-// unless the caller's context ended first (a wait given up, a check
-// interrupted): that says nothing of the server. A bound's cut, or the
-// request's own timeout, does.
-func (c *Client) observe(ctx context.Context, area string, err error) {
+// observe hands the outcome of a request (req, or the request of resp)
+// of area to the stall detector, under its operation: deadlines are
+// counted per operation, so the answers of an area's other operations (a
+// check's set-up) do not hide an operation that never answers. An
+// operation stopped stops its area. The outcome is not observed when the
+// caller's context ended first (a wait given up, a check interrupted):
+// that says nothing of the server; a bound's cut, or the request's own
+// timeout, does.
+func (c *Client) observe(ctx context.Context, area string, req any, err error) {
 	var be *bound.Error
 	if err != nil && !errors.As(err, &be) && ctx.Err() != nil && context.Cause(ctx) != errAttemptTimeout {
 		return
 	}
-	c.stall.Observe(area, err)
+	var r *http.Request
+	switch v := req.(type) {
+	case *http.Request:
+		r = v
+	case *http.Response:
+		if v != nil {
+			r = v.Request
+		}
+	}
+	if reason := c.stall.Observe(area+" › "+operation(r), err); reason != "" {
+		c.mu.Lock()
+		if c.stopped[area] == "" {
+			c.stopped[area] = reason
+		}
+		c.mu.Unlock()
+	}
+}
+
+// operation names r's contract operation (its operationId), or its method
+// when the contract has none for it.
+func operation(r *http.Request) string {
+	if r == nil {
+		return "?"
+	}
+	if op, _, _, ok := spec.Declared().Find(r); ok && op != nil && op.OperationID != "" {
+		return op.OperationID
+	}
+	return r.Method
 }

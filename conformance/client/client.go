@@ -89,8 +89,10 @@ type Client struct {
 	// logged counts the exchanges since Reset, those dropped from log too.
 	logged int
 	// area is the part of the run the requests belong to (SetArea); the
-	// stall detector judges each area apart.
-	area string
+	// stall detector judges each operation of an area apart, and one
+	// operation stopped stops its area (stopped).
+	area    string
+	stopped map[string]string
 	// opened are the bodies Open handed out, until Finish reads their bound.
 	opened map[*exchange.Exchange]*boundedBody
 	stall  *bound.Stall
@@ -119,6 +121,7 @@ func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 		body:    bound.Body,
 		stream:  bound.Stream,
 		opened:  map[*exchange.Exchange]*boundedBody{},
+		stopped: map[string]string{},
 		stall:   bound.NewStall(bound.DefaultStall),
 		redact:  exchange.NewRedactor(key, key2),
 		timeout: timeout,
@@ -248,7 +251,7 @@ func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
 		// The request's own timeout cut the body before a bound did.
 		err = fmt.Errorf("the answer did not end within the request's timeout, %s: %w", c.timeout, err)
 	}
-	c.finish(resp.Request.Context(), x, body, err)
+	c.finish(resp.Request.Context(), resp, x, body, err)
 }
 
 // Finish records the body read from a response opened with Open. When a
@@ -264,11 +267,11 @@ func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
 			readErr = e
 		}
 	}
-	ctx := context.Background()
+	ctx, resp := context.Background(), (*http.Response)(nil)
 	if b != nil {
-		ctx = b.ctx
+		ctx, resp = b.ctx, b.resp
 	}
-	c.finish(ctx, x, body, readErr)
+	c.finish(ctx, resp, x, body, readErr)
 }
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
@@ -308,7 +311,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
 
 	area := c.Area()
-	if reason, stopped := c.stall.Stopped(area); stopped {
+	if reason, stopped := c.Stopped(area); stopped {
 		x.Error = "not sent: " + reason
 		c.record(x)
 		return nil, x
@@ -318,7 +321,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Duration = time.Since(start)
 	if err != nil {
 		err = bound.FromTransport(err)
-		c.observe(ctx, area, err)
+		c.observe(ctx, area, req, err)
 		x.Error = c.redact.String(err.Error())
 		c.record(x)
 		return nil, x
@@ -328,8 +331,8 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	return resp, x
 }
 
-func (c *Client) finish(ctx context.Context, x *exchange.Exchange, body []byte, readErr error) {
-	c.observe(ctx, c.Area(), readErr)
+func (c *Client) finish(ctx context.Context, resp *http.Response, x *exchange.Exchange, body []byte, readErr error) {
+	c.observe(ctx, c.Area(), resp, readErr)
 	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.Raw = body
 	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))
