@@ -28,7 +28,10 @@ func (e *env) infer(ctx context.Context, r client.Request) (*exchange.Exchange, 
 	if r.Method == "" {
 		r.Method, r.Path = http.MethodPost, pathInference
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	// The client's stream bound (its duration is --timeout) cuts a stream
+	// with its reason, which counts toward a stall; this context, a
+	// second later, is the backstop.
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout+time.Second)
 	defer cancel()
 	x, s := readAnswer(ctx, cancel, e.client, r, e.streamIdle())
 	if s != nil {
