@@ -42,6 +42,8 @@ var flagSpecs = []flagSpec{
 	{"explore", "N", "CONFORMANCE_EXPLORE", "after the written checks, explore with N generated requests (default 1000;\nat most 40 s, shrinking a failure included; 0 turns the phase off)"},
 	{"seed", "N", "CONFORMANCE_SEED", "the seed of the explore phase (default: a random one, printed in every\nreport); the same seed replays the same requests against a fresh server"},
 	{"replay", "FILE", "CONFORMANCE_REPLAY", "the explore phase's kept failures: the reference model's failing seeds and\nsequences are appended to FILE (JSON lines), and a later run replays them first"},
+	{"deadline", "D", "CONFORMANCE_DEADLINE", "bound the whole run (default none): past D the check running is stopped,\nthe rest skipped, clean-up runs, the reports are written and the run fails"},
+	{"max-memory", "MIB", "CONFORMANCE_MAX_MEMORY", "the suite's own memory bound in MiB (default 512; GOMEMLIMIT wins); every\nanswer is read within size and time bounds whatever the server does"},
 	{"strict", "", "CONFORMANCE_STRICT", "also fail on decided (not declared) behaviour"},
 	{"keep", "", "CONFORMANCE_KEEP", "leave the resources the checks create in place"},
 	{"list", "", "CONFORMANCE_LIST", "print every check with its labels and seed clauses, run nothing"},
@@ -57,7 +59,7 @@ var flagSpecs = []flagSpec{
 // (-h, --help) writes the usage to out and returns flag.ErrHelp; any other
 // error is a usage error (exit status ExitUsage).
 func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Options, error) {
-	o := Options{Config: Config{Timeout: DefaultTimeout, Explore: DefaultExplore}}
+	o := Options{Config: Config{Timeout: DefaultTimeout, Explore: DefaultExplore, MaxMemory: DefaultMaxMemory}}
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	strs := map[string]*string{
@@ -78,6 +80,10 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 			fs.IntVar(&o.Explore, f.name, DefaultExplore, f.help)
 		case f.name == "seed":
 			fs.Uint64Var(&o.Seed, f.name, 0, f.help)
+		case f.name == "deadline":
+			fs.DurationVar(&o.Deadline, f.name, 0, f.help)
+		case f.name == "max-memory":
+			fs.Int64Var(&o.MaxMemory, f.name, DefaultMaxMemory, f.help)
 		default:
 			o.Spend.bind(fs, f.name, f.help)
 		}
@@ -142,8 +148,10 @@ Flags (each may also be set by the environment variable shown; a flag wins):
 	}
 	b.WriteString(`
 Exit status: 0 every selected declared check passed (decided ones too with --strict);
-1 a check failed; 2 a usage or configuration error; 3 the base URL cannot be reached;
-4 every check passed but the run left resources behind (listed with their ids).
+1 a check failed, or the run was stopped (--deadline, SIGINT, SIGTERM: the reports
+are written with what ran); 2 a usage or configuration error; 3 the base URL cannot
+be reached; 4 every check passed but the run left resources behind (listed with
+their ids).
 `)
 	io.WriteString(out, b.String())
 }
@@ -178,6 +186,12 @@ func (c Config) flagLine() []string {
 	}
 	if c.Explore > 0 && c.Seed != 0 {
 		add("seed", fmt.Sprint(c.Seed))
+	}
+	if c.Deadline > 0 {
+		add("deadline", c.Deadline.String())
+	}
+	if c.MaxMemory != DefaultMaxMemory && c.MaxMemory != 0 {
+		add("max-memory", fmt.Sprint(c.MaxMemory))
 	}
 	if c.Strict {
 		out = append(out, "--strict")

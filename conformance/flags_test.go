@@ -25,6 +25,8 @@ func TestParseFlags(t *testing.T) {
 		"CONFORMANCE_HTML":         "env.html",
 		"CONFORMANCE_COVERAGE":     "env-coverage.json",
 		"CONFORMANCE_SEED":         "42",
+		"CONFORMANCE_DEADLINE":     "10m",
+		"CONFORMANCE_MAX_MEMORY":   "256",
 	})
 	o, err := ParseFlags([]string{"--base-url", "http://flag:2", "--timeout=1m", "--strict=false", "--keep", "--explore", "25"}, env, &bytes.Buffer{})
 	if err != nil {
@@ -33,6 +35,7 @@ func TestParseFlags(t *testing.T) {
 	want := Options{Config: Config{
 		BaseURL: "http://flag:2", APIKey: "env-key", APIKey2: "env-key-2", HTML: "env.html", Coverage: "env-coverage.json",
 		LabelFilter: "auth", Timeout: time.Minute, Strict: false, Keep: true, Explore: 25, Seed: 42,
+		Deadline: 10 * time.Minute, MaxMemory: 256,
 	}}
 	if !reflect.DeepEqual(o, want) {
 		t.Errorf("got %+v\nwant %+v", o, want)

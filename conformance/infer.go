@@ -28,7 +28,10 @@ func (e *env) infer(ctx context.Context, r client.Request) (*exchange.Exchange, 
 	if r.Method == "" {
 		r.Method, r.Path = http.MethodPost, pathInference
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	// The client's stream bound (its duration is --timeout) cuts a stream
+	// with its reason, which counts toward a stall; this context, a
+	// second later, is the backstop.
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout+time.Second)
 	defer cancel()
 	x, s := readAnswer(ctx, cancel, e.client, r, e.streamIdle())
 	e.withheld(x)
@@ -48,11 +51,14 @@ func readAnswer(ctx context.Context, cancel context.CancelFunc, c *client.Client
 	}
 	defer resp.Body.Close()
 	if judge.IsEventStream(resp.StatusCode, resp.Header) {
-		s := judge.ReadStream(resp.Body, idle, cancel)
+		// The client's stream bound (the same idle limit) cuts a silent
+		// stream with its reason; this idle limit, a second later, is only
+		// the reader's backstop.
+		s := judge.ReadStream(resp.Body, idle+time.Second, cancel)
 		c.Finish(x, s.Raw, s.Err)
 		return x, s
 	}
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body) // the client bounds the body (Open)
 	c.Finish(x, body, err)
 	return x, nil
 }

@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"contractkit/conformance/bound"
 	"contractkit/conformance/client"
 	"contractkit/conformance/exchange"
 	"contractkit/conformance/explore"
@@ -60,6 +61,9 @@ const (
 
 // DefaultTimeout is the default longest wait for a state change.
 const DefaultTimeout = 2 * time.Minute
+
+// DefaultMaxMemory is the default --max-memory, in MiB.
+const DefaultMaxMemory = bound.SuiteMemory >> 20
 
 // DefaultExplore is the default request budget of the explore phase.
 const DefaultExplore = explore.DefaultBudget
@@ -99,6 +103,13 @@ type Config struct {
 	// Spend is what the run may create and start, and what it reuses
 	// (--budget, --reuse-model, --profile; spendflags.go).
 	Spend
+	// Deadline bounds the whole run (0: none): past it the check running
+	// is interrupted, the rest skipped, clean-up runs and the reports are
+	// written with what ran; the run fails.
+	Deadline time.Duration
+	// MaxMemory is the suite's own memory bound in MiB (the Go runtime's
+	// soft limit; see bound.SuiteMemory).
+	MaxMemory int64
 }
 
 // requestTimeout bounds one ordinary request.
@@ -129,6 +140,12 @@ func (c Config) Validate() error {
 	}
 	if c.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout %s: want a positive duration", c.Timeout))
+	}
+	if c.Deadline < 0 {
+		errs = append(errs, fmt.Errorf("--deadline %s: want a positive duration, 0 for none", c.Deadline))
+	}
+	if c.MaxMemory < 0 {
+		errs = append(errs, fmt.Errorf("--max-memory %d: want a number of MiB", c.MaxMemory))
 	}
 	if c.Explore < 0 {
 		errs = append(errs, fmt.Errorf("--explore %d: want a number of requests, 0 for none", c.Explore))
@@ -271,6 +288,9 @@ func newEnv(cfg Config) *env {
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
 		e.client = client.New(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
 		e.client.SetGate(e.spend)
+		stream := bound.Stream
+		stream.Idle, stream.Duration = e.streamIdle(), max(cfg.Timeout, time.Second)
+		e.client.SetLimits(bound.Body, stream)
 	}
 	return e
 }
@@ -307,6 +327,13 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	suiteConfig.RandomizeAllSpecs = false
 	suiteConfig.FailFast = false
 	suiteConfig.Timeout = 24 * time.Hour // each wait has its own bound (--timeout)
+	if cfg.Deadline > 0 {
+		// Ginkgo's suite timeout does what --deadline promises, as its
+		// interrupt handler does on SIGINT and SIGTERM: the running check
+		// is interrupted, the rest skipped, clean-up and reporting run.
+		suiteConfig.Timeout = cfg.Deadline
+	}
+	suiteConfig.GracePeriod = cleanupGrace
 	reporterConfig.NoColor = !isTerminal(out)
 	reporterConfig.Succinct = false
 	reporterConfig.Verbose, reporterConfig.VeryVerbose = false, false
@@ -345,6 +372,7 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	s.Coverage = e.coverage()
 	s.Spent = e.spent()
 	report.WriteSummary(out, s, e.summaryRun())
+	writeStopped(out, e.final)
 	if err := report.WriteCoverageFile(cfg.Coverage, s.Coverage); err != nil {
 		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
 		return ExitFail
@@ -385,12 +413,14 @@ func isTerminal(w io.Writer) bool {
 // register builds the spec tree: the suite-wide nodes, then every area.
 func (e *env) register() {
 	var retriesBefore int64
-	ReportBeforeEach(func(SpecReport) {
+	ReportBeforeEach(func(r SpecReport) {
 		if e.client != nil {
 			e.client.Reset()
+			e.client.SetArea(areaOf(r))
 			retriesBefore = e.client.Retries()
 		}
 	})
+	BeforeEach(e.skipStopped) // top level: before any BeforeAll of an area
 	AfterEach(func() {
 		if e.client != nil {
 			if n := e.client.Retries() - retriesBefore; n > 0 {
@@ -407,6 +437,9 @@ func (e *env) register() {
 		e.reuseModel(ctx)
 	})
 	AfterSuite(func(ctx SpecContext) {
+		if e.client != nil {
+			e.client.SetArea(areaCleanup)
+		}
 		e.removeShared(ctx)
 		e.confirmLeft(ctx)
 		e.addCoverageEntry() // last, so that the clean-up's answers count too

@@ -24,8 +24,9 @@ var errSilent = errors.New("hostile: the stream stays silent")
 // hostiles are servers a candidate under development becomes by accident:
 // they hang, flood and drip. Each is hostile on one operation and
 // otherwise the mock. The suite must end against each with exit 1 and
-// readable reports, in bounded time and memory; the runner does not run
-// them by default (List leaves them out) until it knows that expectation.
+// readable reports, in bounded time and memory: List leaves them out, the
+// runner adds them to its default set and judges them by that expectation
+// (mutation/runner, hostile.go).
 var hostiles = []Mutant{
 	{Name: "hostile-model-list-endless", Area: "models", Hostile: true,
 		Breaks: "the model list never ends: whitespace without end after `[`",

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"contractkit/internal/envflag"
 )
@@ -28,6 +29,8 @@ type Options struct {
 	Record string
 	// Strict fails the run on decided differences too.
 	Strict bool
+	// Bounds bound every answer that passes.
+	Bounds Bounds
 }
 
 // DefaultListen is where the proxy listens without --listen.
@@ -44,6 +47,10 @@ var flagSpecs = []flagSpec{
 	{"coverage", "FILE", "on stop, write the contract coverage of the traffic as JSON"},
 	{"record", "DIR", "on stop, write what passed as a fixture set (mockserver --fixtures DIR)"},
 	{"strict", "", "also fail on decided (not declared) differences"},
+	{"max-answer", "MIB", fmt.Sprintf("cut an answer over MIB MiB (default %d), a finding", DefaultMaxAnswer>>20)},
+	{"stream-idle", "D", fmt.Sprintf("cut a stream that sends no event for D (default %s), a finding", DefaultStreamIdle)},
+	{"stream-duration", "D", fmt.Sprintf("cut an answer still going after D (default %s), a finding", DefaultStreamDuration)},
+	{"answer-timeout", "D", fmt.Sprintf("answer 502 when the target sends no headers within D (default %s)", DefaultAnswerTimeout)},
 }
 
 // envPrefix starts the environment variable of every flag.
@@ -65,6 +72,12 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.StringVar(&o.Coverage, "coverage", "", "")
 	fs.StringVar(&o.Record, "record", "", "")
 	fs.BoolVar(&o.Strict, "strict", false, "")
+	maxAnswer := int64(DefaultMaxAnswer >> 20)
+	fs.Int64Var(&maxAnswer, "max-answer", maxAnswer, "")
+	o.Bounds = DefaultBounds
+	fs.DurationVar(&o.Bounds.StreamIdle, "stream-idle", DefaultStreamIdle, "")
+	fs.DurationVar(&o.Bounds.StreamDuration, "stream-duration", DefaultStreamDuration, "")
+	fs.DurationVar(&o.Bounds.AnswerTimeout, "answer-timeout", DefaultAnswerTimeout, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeUsage(out)
@@ -77,6 +90,15 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	var errs []error
 	if err := envflag.Apply(fs, envflag.Prefixed(envPrefix), getenv); err != nil {
 		errs = append(errs, err)
+	}
+	o.Bounds.Answer = maxAnswer << 20
+	for name, d := range map[string]time.Duration{"--stream-idle": o.Bounds.StreamIdle, "--stream-duration": o.Bounds.StreamDuration, "--answer-timeout": o.Bounds.AnswerTimeout} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s %s: want a positive duration", name, d))
+		}
+	}
+	if maxAnswer <= 0 || maxAnswer > 1<<20 {
+		errs = append(errs, fmt.Errorf("--max-answer %d: want a number of MiB, 1 to %d", maxAnswer, 1<<20))
 	}
 	u, err := url.Parse(target)
 	switch {
@@ -136,7 +158,10 @@ Flags (each may also be set by the environment variable shown; a flag wins):
 Bounds: a request body is held in memory up to %d MiB (the contract's upload
 bound, D-15) to be judged; a larger one is forwarded whole, judged by its
 parameters only. A JSON answer is judged up to %d MiB; over it, by its status
-and headers only. Every event of a stream is judged as it passes.
+and headers only. Every event of a stream is judged as it passes. An answer is
+forwarded within the bounds above (size, silence, duration; headers up to 1 MiB,
+one event up to 1 MiB, a body at least 1 KiB/s after 5 s): one over a bound is
+cut, its client sees the connection end, and the bound is the exchange's finding.
 
 Exit status: 0 no declared violation was seen (with --strict: no violation at
 all); 1 a violation was seen; 2 a usage error or the address cannot be listened on.
@@ -158,6 +183,10 @@ func (o Options) flagLine() []string {
 	}
 	if o.Strict {
 		out = append(out, "--strict")
+	}
+	if o.Bounds != DefaultBounds && o.Bounds != (Bounds{}) {
+		out = append(out, fmt.Sprintf("--max-answer=%d", o.Bounds.Answer>>20), "--stream-idle="+o.Bounds.StreamIdle.String(),
+			"--stream-duration="+o.Bounds.StreamDuration.String(), "--answer-timeout="+o.Bounds.AnswerTimeout.String())
 	}
 	return out
 }

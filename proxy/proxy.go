@@ -18,6 +18,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"contractkit/conformance/bound"
 )
 
 // MaxHeldRequest bounds the request body held in memory to be judged and
@@ -42,12 +44,17 @@ type Proxy struct {
 	// judgements running after their exchange ended.
 	inflight sync.WaitGroup
 	judges   chan struct{}
+	// bounds bound every answer (SetBounds); tr is the transport whose
+	// header wait they set.
+	bounds Bounds
+	tr     *http.Transport
 }
 
 // New returns a proxy to target that prints and keeps its findings in lg.
 func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
 	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := boundTransport()
+	p.tr = tr
 	// The answer passes unchanged: the proxy never asks for a compression
 	// the client did not ask for.
 	tr.DisableCompression = true
@@ -64,6 +71,7 @@ func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
 		ModifyResponse: modifyResponse,
 		ErrorHandler:   errorHandler,
 	}
+	p.SetBounds(DefaultBounds)
 	return p
 }
 
@@ -100,7 +108,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// settle runs even when ReverseProxy aborts the answer with
 	// http.ErrAbortHandler (the upstream broke mid-body); the panic goes on.
 	defer p.settle(t)
-	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tapKey{}, t)))
+	// The target's request ends with the client's, or when a bound cuts
+	// the answer (t.cut).
+	ctx, cut := context.WithCancel(context.WithValue(r.Context(), tapKey{}, t))
+	defer cut()
+	t.cut = cut
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // settle judges an exchange that ended. The judgement (the answer
@@ -168,7 +181,7 @@ func modifyResponse(resp *http.Response) error {
 // errorHandler answers 502 when the target gave no answer, and notes why.
 func errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	if t := tapOf(r); t != nil {
-		t.upstreamErr = err
+		t.upstreamErr = bound.FromTransport(err)
 	}
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		return // the client left: nobody to answer

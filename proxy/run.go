@@ -68,6 +68,7 @@ func (m *Main) Run() int {
 		observers = append(observers, RecordingObserver{rec})
 	}
 	p := New(m.opts.Target, lg, observers...)
+	p.SetBounds(m.opts.Bounds)
 	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	start := time.Now()
 	fmt.Fprintf(m.Stdout, "proxy listening on http://%s → %s\n", ln.Addr(), m.opts.Target)

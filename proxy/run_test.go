@@ -16,6 +16,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"contractkit/fixtures"
+	"contractkit/internal/envflag"
 	"contractkit/spec/spectest"
 )
 
@@ -185,7 +186,7 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("--help: %v", err)
 	}
 	for _, f := range flagSpecs {
-		if !strings.Contains(help.String(), "--"+f.name) || !strings.Contains(help.String(), "CONFORMANCE_PROXY_"+strings.ToUpper(f.name)) {
+		if !strings.Contains(help.String(), "--"+f.name) || !strings.Contains(help.String(), envflag.Name(envPrefix, f.name)) {
 			t.Errorf("--help lacks --%s or its variable", f.name)
 		}
 	}

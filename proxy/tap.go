@@ -45,6 +45,8 @@ type tap struct {
 	bodyCut      bool
 	stream       *streamTap
 	once         sync.Once
+	// cut ends the target's request: a bound reached (Bounds).
+	cut context.CancelFunc
 }
 
 // streamTap judges an event stream as it passes.
@@ -95,10 +97,15 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	t.o.Status = resp.StatusCode
 	t.o.ResponseHeader = resp.Header.Clone()
 	t.length = resp.ContentLength
-	if t.inContract && judge.IsEventStream(resp.StatusCode, resp.Header) {
+	stream := judge.IsEventStream(resp.StatusCode, resp.Header)
+	if t.inContract && stream {
 		t.startStream()
 	}
-	return &tapReader{t: t, body: resp.Body}
+	cut := t.cut
+	if cut == nil {
+		cut = func() {}
+	}
+	return &tapReader{t: t, body: boundedBody(resp.Body, t.p.bounds.limits(stream), cut)}
 }
 
 func (t *tap) startStream() {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"contractkit/conformance"
+	"contractkit/conformance/bound"
 	"contractkit/internal/version"
 	"contractkit/proxy"
 )
@@ -68,6 +69,11 @@ func (m *Main) Run() int {
 		return conformance.Clauses(m.Stdout)
 	case m.opts.List:
 		return conformance.List(m.opts.Config, m.Stdout)
+	}
+	// The run's memory bound: the read bounds keep the suite under it,
+	// the runtime's soft limit makes the collector keep it there.
+	if m.opts.MaxMemory > 0 {
+		bound.LimitMemory(m.opts.MaxMemory<<20, os.Getenv)
 	}
 	return conformance.Run(m.opts.Config, m.Stdout)
 }

@@ -2,25 +2,32 @@
 // (JSON, multipart forms, raw bodies, any Authorization), waits out a 429
 // with Retry-After within bounds, records every exchange redacted (the log
 // a check's report shows, with a curl command that reproduces each) and
-// feeds every answer it reads to the run's contract coverage. It links no
-// test framework.
+// feeds every answer it reads to the run's contract coverage. Every answer
+// is read within bounds (conformance/bound): its headers, its body, an
+// event stream's events, its whole size and its pace, so a server that
+// floods, drips or hangs fails the check with the bound it passed instead
+// of exhausting the suite's memory or time; a server that stopped
+// answering (several deadlines in a row, bound.Stall) has the requests of
+// its area withheld. It links no test framework.
 package client
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"contractkit/conformance/bound"
 	"contractkit/conformance/exchange"
 	"contractkit/coverage"
 	"contractkit/spec"
@@ -82,8 +89,21 @@ type Client struct {
 	redact  *exchange.Redactor
 	timeout time.Duration
 
-	mu  sync.Mutex // guards log
+	// body and stream bound every answer read (SetLimits).
+	body, stream bound.Limits
+
+	mu  sync.Mutex // guards log, logged, area and opened
 	log []*exchange.Exchange
+	// logged counts the exchanges since Reset, those dropped from log too.
+	logged int
+	// area is the part of the run the requests belong to (SetArea); the
+	// stall detector judges each operation of an area apart, and one
+	// operation stopped stops its area (stopped).
+	area    string
+	stopped map[string]string
+	// opened are the bodies Open handed out, until Finish reads their bound.
+	opened map[*exchange.Exchange]*boundedBody
+	stall  *bound.Stall
 
 	// retries counts the requests repeated after a 429 (see retryAfter).
 	retries atomic.Int64
@@ -100,13 +120,23 @@ type Client struct {
 }
 
 // New returns a client for base (the service base address). timeout
-// bounds each request that is not a stream.
+// bounds each request that is not a stream. Answers are read within
+// bound.Body and bound.Stream (SetLimits changes them), headers within
+// bound.HeaderBytes.
 func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 	return &Client{
-		base:    base,
-		key:     key,
-		key2:    key2,
-		http:    &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		base: base,
+		key:  key,
+		key2: key2,
+		http: &http.Client{
+			Transport:     bound.Transport(nil, bound.HeaderBytes),
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		body:    bound.Body,
+		stream:  bound.Stream,
+		opened:  map[*exchange.Exchange]*boundedBody{},
+		stopped: map[string]string{},
+		stall:   bound.NewStall(bound.DefaultStall),
 		redact:  exchange.NewRedactor(key, key2).Also(NearKey(key), "<redacted:near-miss-api-key>"),
 		timeout: timeout,
 		// Coverage counts what the contract as written documents; the
@@ -123,20 +153,44 @@ func (c *Client) Coverage() coverage.Report { return c.cov.Report() }
 func (c *Client) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.log = nil
+	c.log, c.logged = nil, 0
+	clear(c.opened) // an answer opened and never finished is the last check's
 }
 
-// Log returns the exchanges since the last Reset.
+// Log returns the exchanges since the last Reset, as reports show them:
+// their bodies' excerpts, not the bodies (Raw and Sent are not kept), and
+// at most LogFirst and LogLast of them (a check that polls for minutes
+// would otherwise keep every answer). Logged says how many there were.
 func (c *Client) Log() []*exchange.Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]*exchange.Exchange(nil), c.log...)
 }
 
-func (c *Client) record(x *exchange.Exchange) {
+// Logged is how many exchanges the check made, those Log dropped included.
+func (c *Client) Logged() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.log = append(c.log, x)
+	return c.logged
+}
+
+// The exchanges a check's log keeps: its first (what it made) and its last
+// (where it failed).
+const (
+	LogFirst = 10
+	LogLast  = 90
+)
+
+func (c *Client) record(x *exchange.Exchange) {
+	kept := *x
+	kept.Raw, kept.Sent = nil, nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logged++
+	if len(c.log) == LogFirst+LogLast {
+		c.log = slices.Delete(c.log, LogFirst, LogFirst+1)
+	}
+	c.log = append(c.log, &kept)
 }
 
 // Do sends r and reads the whole response. A transport failure is recorded
@@ -159,20 +213,26 @@ func (c *Client) Do(ctx context.Context, r Request) *exchange.Exchange {
 }
 
 // Open sends r and returns the response with its body unread, for a
-// stream; the caller reads it and must call Finish with what it read.
-// cancel ends the request. A 429 is retried as by Do. The gate is told
-// of the call by Finish, once its body says what the call made (an id).
+// stream; the caller reads it, closes it and must call Finish with what
+// it read. The body is read within the client's bounds (SetLimits): an
+// event stream within the stream bound, any other answer within the body
+// bound; a bound that cuts it ends the request and its read returns the
+// *bound.Error. A 429 is retried as by Do. The gate is told of the call
+// by Finish, once its body says what the call made (an id).
 func (c *Client) Open(ctx context.Context, r Request) (resp *http.Response, x *exchange.Exchange) {
 	settle, withheld := c.admit(r)
 	if withheld != nil {
 		return nil, withheld
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	resp, x, _ = c.attempts(ctx, r, 0)
 	if resp == nil {
+		cancel()
 		settle(x)
-	} else {
-		c.pend(x, settle) // Finish settles it, once the body says what was made
+		return nil, x
 	}
+	c.pend(x, settle) // Finish settles it, once the body says what was made
+	c.bounded(x, resp, cancel)
 	return resp, x
 }
 
@@ -187,7 +247,7 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 	for attempt := 0; ; attempt++ {
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if timeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, timeout)
+			actx, cancel = context.WithTimeoutCause(ctx, timeout, errAttemptTimeout)
 		}
 		resp, x = c.send(actx, r)
 		if resp == nil {
@@ -208,16 +268,37 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 	}
 }
 
-// readAll reads and closes the body of resp and records it in x.
+// readAll reads and closes the body of resp within the body bound and
+// records it in x. The bound's cut closes the body, which unblocks a read
+// waiting on a server that drips or went silent.
 func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
-	body, err := io.ReadAll(resp.Body)
+	body, err := bound.ReadAll(resp.Body, c.body, func() { resp.Body.Close() })
 	resp.Body.Close()
-	c.finish(x, body, err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The request's own timeout cut the body before a bound did.
+		err = fmt.Errorf("the answer did not end within the request's timeout, %s: %w", c.timeout, err)
+	}
+	c.finish(resp.Request.Context(), resp, x, body, err)
 }
 
-// Finish records the body read from a response opened with Open.
+// Finish records the body read from a response opened with Open. When a
+// bound cut the body, its *bound.Error is what is recorded, whatever the
+// reader made of the cut.
 func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
-	c.finish(x, body, readErr)
+	c.mu.Lock()
+	b := c.opened[x]
+	delete(c.opened, x)
+	c.mu.Unlock()
+	if b != nil {
+		if e := b.Err(); e != nil {
+			readErr = e
+		}
+	}
+	ctx, resp := context.Background(), (*http.Response)(nil)
+	if b != nil {
+		ctx, resp = b.ctx, b.resp
+	}
+	c.finish(ctx, resp, x, body, readErr)
 	c.settlePending(x)
 }
 
@@ -259,10 +340,18 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Sent = body
 	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
 
+	area := c.Area()
+	if reason, stopped := c.Stopped(area); stopped {
+		x.Error = "not sent: " + reason
+		c.record(x)
+		return nil, x
+	}
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	x.Duration = time.Since(start)
 	if err != nil {
+		err = bound.FromTransport(err)
+		c.observe(ctx, area, req, err)
 		x.Error = c.redact.String(err.Error())
 		c.record(x)
 		return nil, x
@@ -272,7 +361,8 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	return resp, x
 }
 
-func (c *Client) finish(x *exchange.Exchange, body []byte, readErr error) {
+func (c *Client) finish(ctx context.Context, resp *http.Response, x *exchange.Exchange, body []byte, readErr error) {
+	c.observe(ctx, c.Area(), resp, readErr)
 	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.Raw = body
 	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))

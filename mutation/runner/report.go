@@ -94,11 +94,17 @@ func Render(results []Result, took time.Duration) string {
 			rule = "-"
 		case r.Explore:
 			rule = "declared (explore only)"
+		case r.Hostile:
+			rule = fmt.Sprintf("hostile: exit 1, reports, ≤ %s, ≤ %d MiB", HostileTime, HostileMemory>>20)
 		case r.Decided != "":
 			rule = r.Decided + " (--strict)"
 		}
+		outcome := r.Outcome()
+		if r.Hostile && r.PeakRSS > 0 {
+			outcome += fmt.Sprintf(" in %.1fs, %d MiB", r.Duration.Seconds(), r.PeakRSS>>20)
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(label(r)), cell(r.Area), cell(r.Breaks), rule,
-			r.Expected(), cell(r.Outcome()), cell(first))
+			r.Expected(), cell(outcome), cell(first))
 	}
 	fmt.Fprintf(&b, "\nScore: %d/%d mutants killed; %d/%d valid variants (baseline included) passed; %s.\n",
 		killed, mutants, passed, variants, took.Round(time.Second))

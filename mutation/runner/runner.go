@@ -62,9 +62,13 @@ type Result struct {
 	Failures []string
 	// Err is why the run gave no verdict: the mock did not start or died,
 	// the suite could not run, its report is missing or disagrees with its
-	// exit status.
+	// exit status. For a hostile server, also what broke its expectation
+	// (judgeHostile).
 	Err      error
 	Duration time.Duration
+	// PeakRSS is the suite's peak resident memory in bytes (a hostile
+	// run's; 0 for the others).
+	PeakRSS int64
 }
 
 // Expected is what the suite must say: "pass" for a valid variant and the
@@ -166,7 +170,9 @@ func (cfg *Config) defaults() {
 		cfg.RunTimeout = 5 * time.Minute
 	}
 	if cfg.Mutants == nil {
-		cfg.Mutants = mutation.List()
+		// The hostile servers are judged by their own expectation
+		// (hostile.go), bounded so they add little time.
+		cfg.Mutants = append(mutation.List(), mutation.Hostile()...)
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
@@ -194,7 +200,7 @@ func (cfg Config) runOne(ctx context.Context, m mutation.Mutant) (res Result) {
 		return res
 	}
 	defer mock.Kill()
-	res.Passed, res.Failures, res.Err = cfg.runSuite(ctx, mock, m)
+	res.Passed, res.Failures, res.PeakRSS, res.Err = cfg.runSuite(ctx, mock, m)
 	return res
 }
 
@@ -234,11 +240,12 @@ const modelExplore = 100
 const exitLeftBehind = 4
 
 // runSuite runs the suite against m and reads its verdict from its JSON
-// report, checked against its exit status.
-func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (bool, []string, error) {
+// report, checked against its exit status; a hostile run is also judged by
+// its own expectation, its peak memory measured.
+func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutation.Mutant) (passed bool, failures []string, rss int64, err error) {
 	dir, err := os.MkdirTemp("", "mutation-")
 	if err != nil {
-		return false, nil, err
+		return false, nil, 0, err
 	}
 	defer os.RemoveAll(dir)
 	report := filepath.Join(dir, "report.json")
@@ -247,15 +254,18 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	if mu.Decided != "" {
 		args = append(args, "--strict") // the rule broken is ours: only --strict fails it
 	}
-	if mu.Model {
+	junit := filepath.Join(dir, "junit.xml")
+	switch {
+	case mu.Hostile:
+		args = append(args, hostileArgs(mu, junit)...)
+	case mu.Model:
 		// Judged by the reference model: the Explore area alone kills or
-		// passes it, the written checks would only add minutes.
-		// Its coverage phase reaches every trigger whatever the budget:
-		// a small one keeps only a few random steps and property
-		// requests, which would add time and no kill.
+		// passes it, the written checks would only add minutes. Its
+		// coverage phase reaches every trigger whatever the budget: a
+		// small one keeps only a few random steps and property requests,
+		// which would add time and no kill.
 		args = append(args, "--label-filter", "explore", "--explore", strconv.Itoa(modelExplore))
-	}
-	if !mu.Valid && !mu.Explore && !mu.Model && mu.Name != "" {
+	case !mu.Valid && !mu.Explore && mu.Name != "":
 		// A mutant of a written check's rule: the written checks kill it,
 		// and exploring would only add minutes (its shrinking). The
 		// baseline, the variants and the explore mutants explore.
@@ -266,19 +276,29 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	out := &childserver.Tail{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second
+	begin := time.Now()
 	err = cmd.Run()
+	took := time.Since(begin)
+	if mu.Hostile {
+		rss = peakRSS(cmd)
+	}
 	exit := 0
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
 		exit = ee.ExitCode()
 	case err != nil:
-		return false, nil, fmt.Errorf("conformance: %w", err)
+		return false, nil, rss, fmt.Errorf("conformance: %w", err)
 	}
 	select {
 	case <-m.Exited(): // a verdict on a dead mock says nothing of the mutant
-		return false, nil, fmt.Errorf("mockserver exited during the run (%v): %s", m.Err(), m.LastError())
+		return false, nil, rss, fmt.Errorf("mockserver exited during the run (%v): %s", m.Err(), m.LastError())
 	default:
+	}
+	if mu.Hostile {
+		if err := judgeHostile(exit, took, rss, junit, out); err != nil {
+			return false, nil, rss, err
+		}
 	}
 	if exit == exitLeftBehind {
 		// Every check passed; the mutant kept what the clean-up asked it to
@@ -286,18 +306,18 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 		exit = 0
 	}
 	if exit != 0 && exit != 1 {
-		return false, nil, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
+		return false, nil, rss, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
 	}
 	passed, failures, exploreOnly, err := readVerdict(report)
 	switch {
 	case err != nil:
-		return false, nil, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
+		return false, nil, rss, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
 	case passed != (exit == 0):
-		return false, failures, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
+		return false, failures, rss, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
 	case (mu.Explore || mu.Model) && !passed && !exploreOnly:
 		// Its kill must be the explore phase's alone: a written check that
 		// fails it means the mutant proves nothing about exploring.
-		return false, failures, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])
+		return false, failures, rss, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])
 	}
-	return passed, failures, nil
+	return passed, failures, rss, nil
 }

@@ -78,6 +78,10 @@ func fakeSuite(args []string) int {
 	strict := fs.Bool("strict", false, "")
 	seed := fs.Uint64("seed", 0, "")
 	explore := fs.Int("explore", -1, "")
+	junit := fs.String("junit", "", "")
+	fs.String("label-filter", "", "")
+	fs.String("deadline", "", "")
+	fs.String("max-memory", "", "")
 	if err := fs.Parse(args); err != nil || *report == "" || *seed == 0 || os.Getenv("CONFORMANCE_API_KEY") == "" || os.Getenv("CONFORMANCE_API_KEY_2") == "" {
 		fmt.Println("fake conformance: bad command line or environment")
 		return 2
@@ -96,7 +100,12 @@ func fakeSuite(args []string) int {
 		}
 	}
 	pass := !strings.Contains(name, "caught") && !strings.Contains(name, "fails") && !strings.Contains(name, "mock-dies") &&
-		!(strings.Contains(name, "decided") && *strict)
+		!(strings.Contains(name, "decided") && *strict) && !strings.Contains(name, "ends")
+	if *junit != "" && !strings.Contains(name, "no-junit") {
+		if err := os.WriteFile(*junit, []byte(`<testsuites><testsuite name="API conformance"><testcase name="Fake MUST hold"></testcase></testsuite></testsuites>`), 0o644); err != nil {
+			return 2
+		}
+	}
 	exit := 0
 	if !pass || strings.Contains(name, "disagree") {
 		exit = 1
@@ -277,28 +286,53 @@ func TestReadReportRefusesBadReports(t *testing.T) {
 	}
 }
 
-// TestDefaultSetLeavesTheHostileServersOut: without Mutants the runner
-// runs mutation.List(), which has no hostile server; asked by --only, it
-// finds none either (they are served by --break, run by no default).
-func TestDefaultSetLeavesTheHostileServersOut(t *testing.T) {
+// TestDefaultSetRunsTheHostileServers: without Mutants the runner runs
+// mutation.List() and the hostile servers, each bounded (its area only, no
+// explore phase, a deadline).
+func TestDefaultSetRunsTheHostileServers(t *testing.T) {
 	var cfg Config
 	cfg.defaults()
-	if len(cfg.Mutants) == 0 {
-		t.Fatal("no default set")
-	}
+	hostile := 0
 	for _, m := range cfg.Mutants {
 		if m.Hostile {
-			t.Errorf("the default set runs the hostile server %s", m.Name)
+			hostile++
+			if args := strings.Join(hostileArgs(m, "j.xml"), " "); !strings.Contains(args, "--label-filter "+m.Area) || !strings.Contains(args, "--explore 0") || !strings.Contains(args, "--deadline") {
+				t.Errorf("%s runs with %s, want its area, no explore phase and a deadline", m.Name, args)
+			}
 		}
 	}
-	if len(mutation.Hostile()) == 0 {
-		t.Fatal("no hostile servers to leave out: this test proves nothing")
+	if want := len(mutation.Hostile()); want == 0 || hostile != want {
+		t.Errorf("the default set runs %d hostile servers, want all %d", hostile, want)
 	}
-	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Only: regexp.MustCompile("^hostile-")})
+}
+
+// TestHostileRunsAreJudgedByTheirExpectation: a hostile run is as
+// expected only when the suite exits 1 with readable JSON and JUnit
+// reports; its peak memory is measured and shown.
+func TestHostileRunsAreJudgedByTheirExpectation(t *testing.T) {
+	report := filepath.Join(t.TempDir(), "mutation.md")
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: report, Mutants: []mutation.Mutant{
+		{Name: "hostile-ends", Area: "models", Hostile: true},
+		{Name: "hostile-no-junit-ends", Area: "models", Hostile: true},
+		{Name: "hostile-passes", Area: "models", Hostile: true},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 1 || results[0].Name != "" {
-		t.Errorf("--only ^hostile- ran %d runs, want the baseline alone", len(results))
+	got := byName(results)
+	if r := got["hostile-ends"]; !r.OK() || r.PeakRSS <= 0 {
+		t.Errorf("hostile-ends: ok %t (%v), peak RSS %d; want ok with a measured peak", r.OK(), r.Err, r.PeakRSS)
+	}
+	for name, says := range map[string]string{"hostile-no-junit-ends": "--junit", "hostile-passes": "exited 0, want 1"} {
+		if r := got[name]; r.OK() || r.Err == nil || !strings.Contains(r.Err.Error(), says) {
+			t.Errorf("%s: ok %t err %v, want an error saying %q", name, r.OK(), r.Err, says)
+		}
+	}
+	table, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(table), "| hostile-ends | models |") || !strings.Contains(string(table), "hostile: exit 1") || !strings.Contains(string(table), " MiB |") {
+		t.Errorf("the report does not show the hostile rows with their memory:\n%s", table)
 	}
 }

@@ -1,0 +1,140 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"mime"
+	"net/http"
+
+	"contractkit/conformance/bound"
+	"contractkit/conformance/exchange"
+	"contractkit/spec"
+)
+
+// SetLimits changes the bounds answers are read within: body for an
+// answer read whole (Do, and an opened answer that is not an event
+// stream), stream for an event stream opened with Open. It is meant to be
+// called before the first request.
+func (c *Client) SetLimits(body, stream bound.Limits) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.body, c.stream = body, stream
+}
+
+// SetArea names the part of the run the next requests belong to (the
+// suite's area of the check that sends them). Deadlines are counted per
+// area: one whose server stopped answering is stopped without stopping
+// the others, unless the whole server is (bound.Stall).
+func (c *Client) SetArea(area string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.area = area
+}
+
+// Area is the area named by SetArea.
+func (c *Client) Area() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.area
+}
+
+// Stopped reports whether the server stopped answering the requests of
+// area, or every request, and why. The client no longer sends a request
+// of a stopped area: it records it with the reason (Exchange.Error "not
+// sent: ...") without waiting for a deadline again.
+func (c *Client) Stopped(area string) (reason string, stopped bool) {
+	if reason, stopped := c.stall.Stopped(area); stopped {
+		return reason, true // the whole server
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	reason = c.stopped[area]
+	return reason, reason != ""
+}
+
+// bounded wraps the body of an answer opened with Open in the bound of
+// its kind; the bound's cut ends the request (cancel), which unblocks a
+// read that waits on a silent server.
+func (c *Client) bounded(x *exchange.Exchange, resp *http.Response, cancel context.CancelFunc) {
+	lim := c.body
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		lim = c.stream
+	}
+	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel, ctx: resp.Request.Context(), resp: resp}
+	resp.Body = b
+	c.mu.Lock()
+	c.opened[x] = b
+	c.mu.Unlock()
+}
+
+// boundedBody is an opened answer's body read within its bound.
+type boundedBody struct {
+	*bound.Reader
+	body   interface{ Close() error }
+	cancel context.CancelFunc
+	ctx    context.Context // the request's
+	resp   *http.Response
+}
+
+// Close stops the bound's timer, closes the body and ends the request.
+func (b *boundedBody) Close() error {
+	b.Reader.Close()
+	err := b.body.Close()
+	b.cancel()
+	return err
+}
+
+// errAttemptTimeout is the cause of a request's own timeout (Do's), told
+// from the caller's context ending. net/http returns the cause as the
+// request's error: it is a deadline (bound.Classify) like the one it
+// stands for.
+var errAttemptTimeout error = attemptTimeout{}
+
+type attemptTimeout struct{}
+
+func (attemptTimeout) Error() string        { return "the request's timeout passed" }
+func (attemptTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
+func (attemptTimeout) Timeout() bool        { return true }
+
+// observe hands the outcome of a request (req, or the request of resp)
+// of area to the stall detector, under its operation: deadlines are
+// counted per operation, so the answers of an area's other operations (a
+// check's set-up) do not hide an operation that never answers. An
+// operation stopped stops its area. The outcome is not observed when the
+// caller's context ended first (a wait given up, a check interrupted):
+// that says nothing of the server; a bound's cut, or the request's own
+// timeout, does.
+func (c *Client) observe(ctx context.Context, area string, req any, err error) {
+	var be *bound.Error
+	if err != nil && !errors.As(err, &be) && ctx.Err() != nil && context.Cause(ctx) != errAttemptTimeout {
+		return
+	}
+	var r *http.Request
+	switch v := req.(type) {
+	case *http.Request:
+		r = v
+	case *http.Response:
+		if v != nil {
+			r = v.Request
+		}
+	}
+	if reason := c.stall.Observe(area+" › "+operation(r), err); reason != "" {
+		c.mu.Lock()
+		if c.stopped[area] == "" {
+			c.stopped[area] = reason
+		}
+		c.mu.Unlock()
+	}
+}
+
+// operation names r's contract operation (its operationId), or its method
+// when the contract has none for it.
+func operation(r *http.Request) string {
+	if r == nil {
+		return "?"
+	}
+	if op, _, _, ok := spec.Declared().Find(r); ok && op != nil && op.OperationID != "" {
+		return op.OperationID
+	}
+	return r.Method
+}
