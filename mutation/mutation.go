@@ -20,7 +20,7 @@
 // Adding a mutant or a variant is adding one entry to a table: mutants.go
 // (the seed's rules), variants.go (liberal servers and decided rules),
 // explored.go (the explore phase's), hostile.go (servers that hang, flood
-// and drip: not in List, the runner's default set, see Hostile).
+// and drip: apart from List, see Hostile).
 package mutation
 
 import (
@@ -122,13 +122,15 @@ type StreamFilter struct {
 	End func(out StreamOut) error
 }
 
-// List returns every mutant and valid variant the runner runs by default,
-// sorted by name: the hostile servers are not among them (Hostile).
+// List returns every mutant and valid variant, sorted by name: the
+// entries the suite must fail or pass. The hostile servers are apart
+// (Hostile).
 func List() []Mutant { return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude)) }
 
-// Hostile returns the hostile servers, sorted by name. The runner does not
-// run them by default: their expectation (exit 1, readable reports,
-// bounded time and memory) is not a pass or a fail of the suite.
+// Hostile returns the hostile servers, sorted by name. The runner runs
+// them after List by default, judged by their own expectation (exit 1,
+// readable reports, bounded time and memory), not by a pass or a fail of
+// the suite.
 func Hostile() []Mutant { return sorted(slices.Clone(hostiles)) }
 
 // Catalog returns every entry --break serves, hostile ones included,
