@@ -78,8 +78,14 @@ func (d *driver) cleanup() {
 				running = append(running, r.ID)
 			}
 		}
-		if len(running) > 0 && k == model.KeyA {
+		switch {
+		case len(running) == 0:
+		case k == model.KeyA:
 			d.advance(d.cfg.Eval, "evaluation_id", running, "completed", "failed")
+		case d.cfg.Clock == nil:
+			// The other account's running evaluations, read with its own
+			// key (the first key's advance moved a test clock for both).
+			d.awaitAs(k, "evaluation_id", running, []string{"completed", "failed"})
 		}
 		for _, kind := range []string{"conversation_id", "evaluation_id", "model_id", "dataset_id"} {
 			op := map[string]string{"conversation_id": "deleteConversation", "evaluation_id": "deleteEvaluation", "model_id": "deleteModel", "dataset_id": "deleteDataset"}[kind]

@@ -17,12 +17,15 @@ const pollEvery = 150 * time.Millisecond
 
 // read reads the resource id of kind with the first key and returns the
 // status its answer shows ("" none).
-func (d *driver) read(kind, id string) string {
+func (d *driver) read(kind, id string) string { return d.readAs(model.KeyA, kind, id) }
+
+// readAs reads a resource of kind with the key of account k.
+func (d *driver) readAs(k model.Key, kind, id string) string {
 	op := reads[kind]
 	if op == "" || id == "" {
 		return ""
 	}
-	a := d.do(model.Call{Op: op, Key: model.KeyA, Path: map[string]string{kind: id}})
+	a := d.do(model.Call{Op: op, Key: k, Path: map[string]string{kind: id}})
 	body, _ := a.Body.(map[string]any)
 	data, _ := body["data"].(map[string]any)
 	s, _ := data["status"].(string)
@@ -34,12 +37,17 @@ func (d *driver) read(kind, id string) string {
 // never comes is not waited for longer (the tour then meets what there
 // is, and says so in its counts).
 func (d *driver) await(kind string, ids []string, want []string) {
+	d.awaitAs(model.KeyA, kind, ids, want)
+}
+
+// awaitAs is await with the key of account k (whose resources they are).
+func (d *driver) awaitAs(k model.Key, kind string, ids []string, want []string) {
 	until := time.Now().Add(d.cfg.MaxWait)
 	pending := slices.Clone(ids)
 	for len(pending) > 0 && !d.stopped() {
 		var still []string
 		for _, id := range pending {
-			if s := d.read(kind, id); id != "" && s != "" && !slices.Contains(want, s) {
+			if s := d.readAs(k, kind, id); id != "" && s != "" && !slices.Contains(want, s) {
 				still = append(still, id)
 			}
 		}
