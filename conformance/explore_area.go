@@ -30,14 +30,12 @@ func (e *env) exploreSpecs() {
 				return
 			}
 			// The reference model's sequences first (coverage does not
-			// depend on the seed), then the properties with what is left
-			// of the budget.
+			// depend on the seed), then the properties with the whole
+			// budget: the model phase is bounded by its own time, and a
+			// property phase left with what the model did not spend drew
+			// too little to find what only it finds (a mutant survived).
 			modelled = e.driveModel(ctx)
-			spent := 0
-			for _, r := range modelled.runs {
-				spent += len(r.Steps)
-			}
-			found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: max(e.cfg.Explore/modelStepsShare, e.cfg.Explore-spent),
+			found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: e.cfg.Explore,
 				Strict: e.cfg.Strict, Keep: e.cfg.Keep, SecondAccount: e.cfg.APIKey2 != ""})
 			e.explored = modelled.line() + found.RunLine() + "\nanswers by operation and status:\n" + found.Answers()
 		})

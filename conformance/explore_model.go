@@ -32,7 +32,7 @@ import (
 const modelTime = 90 * time.Second
 
 // modelStepsShare: the random steps after coverage are this share of the
-// explore budget (the rest is the property phase's).
+// explore budget (the property phase has the whole budget after them).
 const modelStepsShare = 10
 
 // modelDecisions are the decisions the model's decided predictions rest on
