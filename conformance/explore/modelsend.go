@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"maps"
 	"net/http"
@@ -33,9 +32,6 @@ const (
 	modelStreamIdle = 10 * time.Second
 	modelStreamTime = 30 * time.Second
 )
-
-// maxModelBody bounds a non-stream answer the model reads.
-const maxModelBody = 8 << 20
 
 type modelSender struct {
 	host Host
@@ -96,10 +92,7 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 		a.Stream, a.Cut = joined(st), st.Err != nil
 		return a
 	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxModelBody+1))
-	if len(raw) > maxModelBody {
-		raw, err = raw[:maxModelBody], errors.New("the answer is over the bound the model reads")
-	}
+	raw, err := io.ReadAll(resp.Body) // within the client's body bound (D-42)
 	s.host.Client().Finish(x, raw, err)
 	s.logged(x)
 	a.Cut = err != nil
