@@ -14,10 +14,10 @@ import (
 // contract refuses a missing, unknown, other-scheme or empty key with 401
 // and the error envelope (seed §5), and a valid key is accepted.
 func (e *env) authSpecs() {
-	Describe("Authentication", Label("auth"), func() {
+	e.describe("Authentication", Label("auth"), func() {
 		for _, op := range spec.Strict().Operations {
 			clause := op.Clause
-			Describe(opTitle(op), func() {
+			e.describe(opTitle(op), func() {
 				cases := []struct {
 					behaviour string
 					auth      client.Auth
@@ -42,7 +42,7 @@ func (e *env) authSpecs() {
 			})
 		}
 
-		Describe("a valid key", func() {
+		e.describe("a valid key", func() {
 			for _, op := range freeReads(spec.Strict()) {
 				e.check(fmt.Sprintf("MUST be accepted as `Authorization: Bearer <key>` on %s with a success envelope", opTitle(op)),
 					declared("5.1", "1.1", op.Clause), func(ctx SpecContext) {

@@ -76,6 +76,13 @@ func (e *env) check(behaviour string, c Class, body func(ctx SpecContext), decor
 		panic(fmt.Sprintf("conformance: check %q names no seed clause", behaviour))
 	}
 	// Offset(1): the spec's location is the area file that called check.
+	labels := []string(c.Labels())
+	for _, d := range decorators {
+		if l, ok := d.(Labels); ok {
+			labels = append(labels, l...)
+		}
+	}
+	e.reg.registered(behaviour, labels)
 	args := append([]any{c.Labels(), Offset(1)}, decorators...)
 	args = append(args, func(ctx SpecContext) {
 		if c.Decision == "" {

@@ -17,8 +17,8 @@ import (
 // with an inference in it (an Ordered flow) and the input rules (seed §4.2,
 // §2.4, §2.5).
 func (e *env) conversationSpecs() {
-	Describe("Conversations", Label("conversations"), costs(spec.CostConversations, spec.CostInferences), func() {
-		Describe("a conversation's life", Ordered, ContinueOnFailure, func() {
+	e.describe("Conversations", Label("conversations"), costs(spec.CostConversations, spec.CostInferences), func() {
+		e.describe("a conversation's life", Ordered, ContinueOnFailure, needsModel, func() {
 			var (
 				model, title, renamed string
 				created               created
@@ -110,14 +110,14 @@ func (e *env) conversationSpecs() {
 			})
 		})
 
-		Describe("input", func() {
+		e.describe("input", func() {
 			e.check("MUST give a conversation created without a title the empty title",
 				declared("4.2.2", "2.4"), func(ctx SpecContext) {
 					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathConversations,
 						JSON: map[string]any{"model_id": jsonInt(e.readyModel(ctx))}}, pathConversations)
 					data := e.expectSuccess(c.x)
 					e.expectThat(c.x, data.Get("title").Value() == "", "$.data.title: %s, want \"\" (the default)", data.Get("title"))
-				})
+				}, needsModel)
 
 			e.check("MUST refuse to list conversations without model_id with the error envelope (422)",
 				declared("4.2.1", "1.2", "D-17"), func(ctx SpecContext) {
@@ -146,7 +146,7 @@ func (e *env) conversationSpecs() {
 					x := e.do(ctx, client.Request{Method: http.MethodPatch, Path: at(pathConversations, c.id), Query: url.Values{"title": {title}}})
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("title").Str() == title, "$.data.title: %s, want %q", data.Get("title"), title)
-				})
+				}, needsModel)
 
 			e.check("SHOULD page the list with limit and offset, newest first",
 				decidedBy("D-06", "4.2.1"), func(ctx SpecContext) {
@@ -163,7 +163,7 @@ func (e *env) conversationSpecs() {
 					x = e.do(ctx, listConversations(model, url.Values{"limit": {"1"}, "offset": {"1"}}))
 					page = judge.IDs(e.expectSuccess(x).Items())
 					e.expectThat(x, len(page) == 1 && page[0] == ids[0], "limit=1&offset=1: ids %v, want [%s]", page, ids[0])
-				})
+				}, needsModel)
 		})
 	})
 }

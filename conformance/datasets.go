@@ -17,8 +17,8 @@ import (
 // datasetSpecs registers the Datasets area: a dataset's life (an Ordered
 // flow) and the creation and deletion rules (seed §4.3, §2.6, §2.7, §3.3).
 func (e *env) datasetSpecs() {
-	Describe("Datasets", Label("datasets"), costs(spec.CostDatasets), func() {
-		Describe("a dataset's life", Ordered, ContinueOnFailure, func() {
+	e.describe("Datasets", Label("datasets"), costs(spec.CostDatasets), func() {
+		e.describe("a dataset's life", Ordered, ContinueOnFailure, func() {
 			var (
 				name    string
 				created created
@@ -145,7 +145,7 @@ func (e *env) datasetSpecs() {
 			})
 		})
 
-		Describe("creation and deletion rules", func() {
+		e.describe("creation and deletion rules", func() {
 			e.check("SHOULD delete a dataset permanently with ?permanent=true",
 				decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext) {
 					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,

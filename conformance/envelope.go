@@ -14,8 +14,8 @@ import (
 // operation that names a resource, malformed bodies, unknown paths and
 // methods are refused with the error envelope (seed §1, §7).
 func (e *env) envelopeSpecs() {
-	Describe("Envelope and errors", Label("envelope"), func() {
-		Describe("unknown ids", func() {
+	e.describe("Envelope and errors", Label("envelope"), func() {
+		e.describe("unknown ids", func() {
 			for _, op := range idOperations(spec.Strict()) {
 				what := "an id"
 				if !strings.Contains(op.Path, "{") {
@@ -35,7 +35,7 @@ func (e *env) envelopeSpecs() {
 				})
 		})
 
-		Describe("malformed requests", func() {
+		e.describe("malformed requests", func() {
 			e.check("MUST refuse a body that is not valid JSON with the error envelope (400)",
 				declared("1.3", "1.2", "7.1", "4.2.2", "D-17"), func(ctx SpecContext) {
 					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathConversations,

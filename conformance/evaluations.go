@@ -21,8 +21,10 @@ import (
 // Ordered flow), the list and its filters, the input rules and run-ragas
 // (seed §4.5, §3.1, §2.8-2.10, §8.3).
 func (e *env) evaluationSpecs() {
-	Describe("Evaluations", Label("evaluations"), func() {
-		Describe("an evaluation's life", Ordered, ContinueOnFailure, costs(spec.CostEvaluations, spec.CostEvaluationRuns), func() {
+	// SpecPriority(-1): its run is judged after the areas that wait on
+	// nothing of their own (early.go).
+	e.describe("Evaluations", Label("evaluations"), SpecPriority(-1), func() {
+		e.describe("an evaluation's life", Ordered, ContinueOnFailure, costs(spec.CostEvaluations, spec.CostEvaluationRuns), needsModel, func() {
 			var (
 				model, name, final string
 				nameBefore         *exchange.Exchange
@@ -164,7 +166,7 @@ func (e *env) evaluationSpecs() {
 			})
 		})
 
-		Describe("listing", costs(spec.CostEvaluations), func() {
+		e.describe("listing", costs(spec.CostEvaluations), func() {
 			e.check("MUST list evaluations as {evaluations, page, per_page, total} with consistent paging",
 				declared("4.5.1", "2.8"), func(ctx SpecContext) {
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations})
@@ -216,17 +218,17 @@ func (e *env) evaluationSpecs() {
 					total, _ := data.Get("total").Int()
 					e.expectThat(x, n == 1 && page == 2 && perPage == 1 && total >= 2,
 						"page=2&per_page=1: %d evaluations, page %d, per_page %d, total %d; want 1, 2, 1, at least 2", n, page, perPage, total)
-				})
+				}, needsModel)
 		})
 
-		Describe("input", costs(spec.CostEvaluations), func() {
+		e.describe("input", costs(spec.CostEvaluations), func() {
 			e.check("MUST refuse an evaluation whose question_count is not an integer with the error envelope (422)",
 				declared("4.5.2", "1.2", "D-17"), func(ctx SpecContext) {
 					body := evaluationBody(e.name("eval"), e.readyModel(ctx))
 					body["question_count"] = "ten"
 					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
-				})
+				}, needsModel)
 
 			e.check("MUST refuse a check-name without name with the error envelope (422)",
 				declared("4.5.6", "1.2", "D-17"), func(ctx SpecContext) {
@@ -239,7 +241,7 @@ func (e *env) evaluationSpecs() {
 					delete(body, "name")
 					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
-				})
+				}, needsModel)
 
 			e.check("SHOULD keep an evaluation type it is given: the seed shows no closed set",
 				decidedBy("D-11", "4.5.2"), func(ctx SpecContext) {
@@ -248,7 +250,7 @@ func (e *env) evaluationSpecs() {
 					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					data := e.expectSuccess(x)
 					e.expectThat(x, data.Get("type").Str() == "custom-suite", "$.data.type: %s, want \"custom-suite\"", data.Get("type"))
-				})
+				}, needsModel)
 
 			e.check("SHOULD report a name with characters outside the naming rules as not valid",
 				decidedBy("D-19", "4.5.6", "2.9"), func(ctx SpecContext) {
@@ -281,7 +283,7 @@ func (e *env) evaluationSpecs() {
 					}
 				}
 				e.expectNone(x, "run-ragas stored no scores", p)
-			}, costs(spec.CostEvaluations, spec.CostEvaluationRuns))
+			}, costs(spec.CostEvaluations, spec.CostEvaluationRuns), needsModel)
 
 	})
 }

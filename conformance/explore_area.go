@@ -16,13 +16,20 @@ import (
 // area's BeforeAll, after every written check (the area is registered
 // last).
 
+// The labels of the explore phase's two parts: the reference model's
+// check and the property checks.
+const (
+	labelExploreModel      = "explore:model"
+	labelExploreProperties = "explore:properties"
+)
+
 // entryExplore names the report entry that says how the phase ran.
 const entryExplore = "explore"
 
 func (e *env) exploreSpecs() {
-	// SpecPriority(-1): Ginkgo shuffles the areas, and this one must run
-	// after every written check.
-	Describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-1), costs(spec.CostKinds()...), func() {
+	// SpecPriority(-2): Ginkgo shuffles the areas, and this one must run
+	// after every written check (Models and Evaluations are -1, early.go).
+	e.describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-2), costs(spec.CostKinds()...), func() {
 		var found *explore.Result
 		var modelled *modelPhase
 		BeforeAll(func(ctx SpecContext) {
@@ -34,10 +41,17 @@ func (e *env) exploreSpecs() {
 			// budget: the model phase is bounded by its own time, and a
 			// property phase left with what the model did not spend drew
 			// too little to find what only it finds (a mutant survived).
-			modelled = e.driveModel(ctx)
-			found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: e.cfg.Explore,
-				Strict: e.cfg.Strict, Keep: e.cfg.Keep, SecondAccount: e.cfg.APIKey2 != ""})
-			e.explored = modelled.line() + found.RunLine() + "\nanswers by operation and status:\n" + found.Answers()
+			// A phase runs when one of its checks is selected: a
+			// --label-filter '!explore:model' run explores properties only.
+			if e.selected(labelExploreModel) {
+				modelled = e.driveModel(ctx)
+				e.explored = modelled.line()
+			}
+			if e.selected(labelExploreProperties) {
+				found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: e.cfg.Explore,
+					Strict: e.cfg.Strict, Keep: e.cfg.Keep, SecondAccount: e.cfg.APIKey2 != ""})
+				e.explored += found.RunLine() + "\nanswers by operation and status:\n" + found.Answers()
+			}
 		})
 		e.referenceModelSpecs(func() *modelPhase { return modelled })
 		for _, p := range explore.Properties() {
@@ -46,7 +60,7 @@ func (e *env) exploreSpecs() {
 					Skip("the explore phase is off (--explore 0)")
 				}
 				e.judgeProperty(found, p)
-			})
+			}, Label(labelExploreProperties))
 		}
 	})
 }

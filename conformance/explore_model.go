@@ -121,7 +121,7 @@ func (e *env) referenceModelSpecs(phase func() *modelPhase) {
 				Skip("the explore phase is off (--explore 0)")
 			}
 			e.judgeModel(p)
-		})
+		}, Label(labelExploreModel))
 }
 
 // judgeModel reports the phase and fails on what counts: declared

@@ -16,12 +16,12 @@ import (
 // the request fields and their refusals; the chunk shape and the JSON answer
 // are decisions (D-03, D-04, D-23).
 func (e *env) inferenceSpecs() {
-	Describe("Inference", Label("inference"), costs(spec.CostInferences, spec.CostConversations), func() {
+	e.describe("Inference", Label("inference"), costs(spec.CostInferences, spec.CostConversations), func() {
 		e.check("MUST answer a query as a Server-Sent Events stream: 200, text/event-stream, every event a `data:` line carrying JSON, ended by `data: [DONE]`, the joined answer not empty",
 			declared("4.4.2", "1.3"), func(ctx SpecContext) {
 				x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil)})
 				e.expectStream(x, s)
-			})
+			}, needsModel)
 
 		e.check("SHOULD stream {type, content} chunks: status and context chunks aside, token chunks joined into the answer, a done chunk last carrying thread_id, tokens_used and latency_ms",
 			decidedBy("D-03", "4.4.2", "2.11"), func(ctx SpecContext) {
@@ -39,7 +39,7 @@ func (e *env) inferenceSpecs() {
 					}
 				}
 				e.expectNone(x, "the stream's chunks differ from D-03", p)
-			})
+			}, needsModel)
 
 		e.check("SHOULD stream the answer incrementally: answer chunks arrive spread over the stream, the first well before the end (a stream under 50 ms is not judged)",
 			decidedBy("D-26", "4.4.2"), func(ctx SpecContext) {
@@ -53,14 +53,14 @@ func (e *env) inferenceSpecs() {
 					Skip(skip)
 				}
 				e.expectFindings(x, "the answer was not streamed incrementally", p)
-			})
+			}, needsModel)
 
 		e.check("SHOULD answer one JSON result {status: success, data: {response, ...}} when the client accepts only application/json",
 			decidedBy("D-04", "4.4.2", "2.11"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), nil), Header: http.Header{"Accept": {"application/json"}}})
 				data := e.expectSuccess(x)
 				e.expectThat(x, data.Get("response").Str() != "", "$.data.response: %s, want the answer text", data.Get("response"))
-			})
+			}, needsModel)
 
 		e.check("MUST accept every optional field the seed declares",
 			declared("4.4.1", "8.1"), func(ctx SpecContext) {
@@ -72,7 +72,7 @@ func (e *env) inferenceSpecs() {
 					"top_k": 40, "top_p": 0.9, "response_length_preference": "concise", "creativity_level": 0.3, "factual_precision": 0.9,
 				})})
 				e.expectStream(x, s)
-			})
+			}, needsModel)
 
 		lengths := enumOf(bodyField("runInference", "application/json", "response_length_preference"))
 		invalid := []struct {
@@ -90,7 +90,7 @@ func (e *env) inferenceSpecs() {
 			e.check(c.behaviour, declared("4.4.1", "1.2", "7.1", "D-17"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), c.extra)})
 				e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
-			})
+			}, needsModel)
 		}
 
 		e.check("SHOULD carry a given thread_id, and the conversation_id of a continued conversation, in the done chunk",
@@ -105,12 +105,12 @@ func (e *env) inferenceSpecs() {
 				e.expectThat(x, done != nil, "no done chunk")
 				e.expectThat(x, done["thread_id"] == thread, "done.thread_id: %v, want %q", done["thread_id"], thread)
 				e.expectThat(x, done["conversation_id"] == c.id, "done.conversation_id: %v, want %q", done["conversation_id"], c.id)
-			})
+			}, needsModel)
 
 		e.check("SHOULD refuse an unknown conversation_id (404)",
 			decidedBy("D-23", "4.4.1"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"conversation_id": e.unknownUUID()}), Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusNotFound}})
-			})
+			}, needsModel)
 	})
 }

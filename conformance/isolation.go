@@ -146,7 +146,7 @@ func streams(c *spec.Contract, op spec.Operation) bool {
 // the first account's resources, made once in BeforeAll; the checks do not
 // depend on each other (ContinueOnFailure).
 func (e *env) isolationSpecs() {
-	Describe("Isolation", Label("isolation"), Ordered, ContinueOnFailure, costs(spec.CostKinds()...), func() {
+	e.describe("Isolation", Label("isolation"), Ordered, ContinueOnFailure, costs(spec.CostKinds()...), needsModel, func() {
 		// made holds the first account's resources by id parameter.
 		var made map[string]created
 		BeforeAll(func(ctx SpecContext) {

@@ -19,7 +19,7 @@ import (
 // each read from the contract. The JSON body size and nesting limits are
 // DECISIONS.md's (D-15) alone: OpenAPI has no keyword for them.
 func (e *env) limitSpecs() {
-	Describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
+	e.describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
 		temperature := bodyField("runInference", "application/json", "temperature")
 		low, high := *temperature.Min, *temperature.Max
 		for _, t := range []float64{high + 0.5, low - 0.1} {
@@ -27,14 +27,14 @@ func (e *env) limitSpecs() {
 				declared("8.1", "4.4.1", "1.2", "7.1", "D-17"), func(ctx SpecContext) {
 					x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
 					e.expectRefused(x, "D-17", http.StatusUnprocessableEntity)
-				})
+				}, needsModel)
 		}
 		for _, t := range []float64{low, high} {
 			e.check(fmt.Sprintf("MUST accept temperature %v, a bound of %.1f to %.1f", t, low, high),
 				declared("8.1", "4.4.1"), func(ctx SpecContext) {
 					x, s := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"temperature": t})})
 					e.expectStream(x, s)
-				})
+				}, needsModel)
 		}
 
 		nameMax := int(*bodyField("createEvaluation", "application/json", "name").MaxLength)
@@ -43,14 +43,14 @@ func (e *env) limitSpecs() {
 				body := evaluationBody(e.prefix+strings.Repeat("n", nameMax+1), e.readyModel(ctx))
 				x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
-			})
+			}, needsModel)
 
 		queryMax := int(*bodyField("runInference", "application/json", "query").MaxLength)
 		e.check(fmt.Sprintf("SHOULD refuse an inference query longer than %d characters (422)", queryMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", queryMax+1)})})
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
-			})
+			}, needsModel)
 
 		e.check("SHOULD refuse a JSON body over 1 MiB (413)",
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
@@ -86,24 +86,25 @@ func (e *env) limitSpecs() {
 		pages := []struct {
 			id, behaviour string
 			req           func(ctx SpecContext) client.Request
+			labels        Labels
 		}{
 			{"D-05", fmt.Sprintf("SHOULD refuse an evaluation page size above %d (422)", perPageMax), func(SpecContext) client.Request {
 				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"per_page": {strconv.Itoa(perPageMax + 1)}}}
-			}},
+			}, nil},
 			{"D-05", fmt.Sprintf("SHOULD refuse evaluation page %d (422)", pageMin-1), func(SpecContext) client.Request {
 				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {strconv.Itoa(pageMin - 1)}}}
-			}},
+			}, nil},
 			{"D-06", fmt.Sprintf("SHOULD refuse a conversation limit above %d (422)", limitMax), func(ctx SpecContext) client.Request {
 				return listConversations(e.readyModel(ctx), url.Values{"limit": {strconv.Itoa(limitMax + 1)}})
-			}},
+			}, needsModel},
 			{"D-06", "SHOULD refuse a negative conversation offset (422)", func(ctx SpecContext) client.Request {
 				return listConversations(e.readyModel(ctx), url.Values{"offset": {"-1"}})
-			}},
+			}, needsModel},
 		}
 		for _, p := range pages {
 			e.check(p.behaviour, decidedBy(p.id, "8.4"), func(ctx SpecContext) {
 				e.expectError(e.do(ctx, p.req(ctx)), refusal{statuses: []int{http.StatusUnprocessableEntity}})
-			})
+			}, p.labels)
 		}
 	})
 }

@@ -65,24 +65,38 @@ func sameJSON(got, want any) bool {
 	return got == want
 }
 
+// lifeModelRequest is the create request of the Models area's own model.
+func lifeModelRequest(name, dataset string) client.Request {
+	return client.Request{Method: http.MethodPost, Path: pathModels, JSON: map[string]any{"model_name": name, "dataset_id": dataset}}
+}
+
 // modelSpecs registers the Models area: a model's life from creation to
 // deletion (an Ordered flow: each step needs the one before) and the
 // creation input rules (seed §4.1, §2.1, §3.2).
 func (e *env) modelSpecs() {
 	defaults := modelDefaults()
-	Describe("Models", Label("models"), func() {
-		Describe("a model's life", Ordered, ContinueOnFailure, costs(spec.CostModels, spec.CostDatasets), func() {
+	// SpecPriority(-1): its training, started by BeforeSuite, is judged
+	// after the areas that wait on nothing of their own (early.go).
+	e.describe("Models", Label("models"), SpecPriority(-1), func() {
+		e.describe("a model's life", Ordered, ContinueOnFailure, costs(spec.CostModels, spec.CostDatasets), Label(labelTrains), func() {
 			var (
 				name    string
 				created created
 			)
 			BeforeAll(func(ctx SpecContext) {
-				ds := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
-					Form: datasetForm(e.name("model-data"), "product-catalog.csv", "release-notes.txt")}, pathDatasets)
+				if early := e.early.lifeModel; early.x != nil {
+					// BeforeSuite started it (early.go): judged here.
+					created, name = early, e.early.lifeName
+					return
+				}
+				ds := e.early.lifeData
+				if ds.id == "" {
+					ds = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
+						Form: datasetForm(e.name("model-data"), "product-catalog.csv", "release-notes.txt")}, pathDatasets)
+				}
 				e.need(ds, "dataset") // its answer is the Datasets area's to judge
 				name = e.name("model")
-				created = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
-					JSON: map[string]any{"model_name": name, "dataset_id": ds.id}}, pathModels)
+				created = e.create(ctx, lifeModelRequest(name, ds.id), pathModels)
 			})
 
 			e.check("MUST create a model from the declared body {model_name, dataset_id (a string)} and answer {status: success, data: Model} with its id and name",
@@ -162,7 +176,7 @@ func (e *env) modelSpecs() {
 			})
 		})
 
-		Describe("creation input", costs(spec.CostModels, spec.CostDatasets), func() {
+		e.describe("creation input", costs(spec.CostModels, spec.CostDatasets), func() {
 			invalid := []struct {
 				behaviour string
 				body      func(ds string) map[string]any

@@ -66,7 +66,7 @@ func (e *env) burst(ctx context.Context) (limited, passed *exchange.Exchange) {
 // judge one burst, sent once in BeforeAll; AfterAll waits until the server
 // answers again so later checks are not limited.
 func (e *env) rateLimitSpecs() {
-	Describe("Rate limiting", Label("rate-limit"), Ordered, ContinueOnFailure, func() {
+	e.describe("Rate limiting", Label("rate-limit"), Ordered, ContinueOnFailure, func() {
 		var limited, passed *exchange.Exchange
 		BeforeAll(func(ctx SpecContext) {
 			limited, passed = e.burst(ctx)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"contractkit/conformance/client"
@@ -171,8 +172,7 @@ func (e *env) need(c created, what string) string {
 func (e *env) sharedDataset(ctx context.Context) string {
 	GinkgoHelper()
 	return e.get(&e.shared.dataset, "dataset", func() string {
-		x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
-			Form: datasetForm(e.name("shared-data"), "employee-handbook.md", "warranty-policy.pdf")})
+		x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: sharedDatasetForm(e.name("shared-data"))})
 		id := e.createdID(x, "shared dataset")
 		if !e.cfg.Keep {
 			e.shared.paths = append(e.shared.paths, at(pathDatasets, id))
@@ -181,16 +181,33 @@ func (e *env) sharedDataset(ctx context.Context) string {
 	})
 }
 
+// sharedDatasetForm is the shared dataset's create form.
+func sharedDatasetForm(name string) *exchange.Form {
+	return datasetForm(name, "employee-handbook.md", "warranty-policy.pdf")
+}
+
+// sharedModelRequest is the shared model's create request.
+func sharedModelRequest(name, dataset string) client.Request {
+	return client.Request{Method: http.MethodPost, Path: pathModels,
+		JSON: map[string]any{"model_name": name, "dataset_id": dataset, "description": "conformance run model"}}
+}
+
 // readyModel returns the id of a ready model of the first account, trained
-// on the shared dataset.
+// on the shared dataset: the one BeforeSuite started (early.go), or one
+// made now. Only a check labelled needs:ready-model may ask for it, so
+// that the head start knows which runs need one.
 func (e *env) readyModel(ctx context.Context) string {
 	GinkgoHelper()
+	if !slices.Contains(CurrentSpecReport().Labels(), labelNeedsModel) {
+		Fail("conformance: internal: a check without the label " + labelNeedsModel + " asked for the shared ready model")
+	}
 	return e.get(&e.shared.model, "model", func() string {
-		ds := e.sharedDataset(ctx)
-		x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
-			JSON: map[string]any{"model_name": e.name("shared-model"), "dataset_id": ds, "description": "conformance run model"}})
+		x, started := e.early.sharedModel, e.early.sharedModel != nil
+		if !started {
+			x = e.do(ctx, sharedModelRequest(e.name("shared-model"), e.sharedDataset(ctx)))
+		}
 		id := e.createdID(x, "shared model")
-		if !e.cfg.Keep {
+		if !started && !e.cfg.Keep { // a head start's is registered already
 			e.shared.paths = append(e.shared.paths, at(pathModels, id))
 		}
 		e.waitModelReady(ctx, id)

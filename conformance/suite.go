@@ -216,6 +216,10 @@ type env struct {
 	// withheldWhy the reason of the last request it withheld.
 	spend       *spending
 	withheldWhy string
+	// reg is the spec tree as registered, early what BeforeSuite started
+	// ahead of the checks that wait longest (early.go).
+	reg   registry
+	early headStart
 }
 
 func newEnv(cfg Config) *env {
@@ -292,7 +296,7 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	SetDefaultEventuallyPollingInterval(pollInterval)
 
 	failures := &failureFlag{}
-	passed := RunSpecs(failures, "API conformance", suiteConfig, reporterConfig)
+	passed := RunSpecs(failures, suiteName, suiteConfig, reporterConfig)
 
 	switch m {
 	case modeList:
@@ -372,6 +376,7 @@ func (e *env) register() {
 	BeforeSuite(func(ctx SpecContext) {
 		AddReportEntry(report.EntryRun, newRunInfo(e.cfg))
 		e.reuseModel(ctx)
+		e.startEarly(ctx)
 	})
 	AfterSuite(func(ctx SpecContext) {
 		if e.client != nil {

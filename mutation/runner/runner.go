@@ -265,7 +265,12 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 		// small one keeps only a few random steps and property requests,
 		// which would add time and no kill.
 		args = append(args, "--label-filter", "explore", "--explore", strconv.Itoa(modelExplore))
-	case !mu.Valid && !mu.Explore && mu.Name != "":
+	case mu.Explore:
+		// An explore mutant is the property phase's to kill: the written
+		// checks run (to show they do not kill it), the reference model's
+		// phase would only add its time (label explore:model).
+		args = append(args, "--label-filter", "!explore:model")
+	case !mu.Valid && mu.Name != "":
 		// A mutant of a written check's rule: the written checks kill it,
 		// and exploring would only add minutes (its shrinking). The
 		// baseline, the variants and the explore mutants explore.
