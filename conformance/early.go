@@ -25,9 +25,10 @@ import (
 //     the shared ready model's (checks labelled needs:ready-model) and the
 //     Models area's own (checks labelled trains:model). Nothing waits
 //     there; the first check that needs a model waits what is left.
-//   - The areas that wait on a run of their own (Models, Evaluations) run
-//     after the others (SpecPriority(-1); Explore is last, -2), so the
-//     trainings go on while the other areas run.
+//   - The areas that wait on a run of their own go after the others:
+//     Evaluations (SpecPriority(-1)), whose run waits while the Models
+//     area's training goes on, then Models (-2), whose training started
+//     first; Explore is last (-3).
 //
 // What "selected" means is Ginkgo's: the run's label filter and --focus,
 // evaluated against each check's labels and full text as registered

@@ -2,9 +2,13 @@ package conformance
 
 import (
 	"net/http"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 // The head start (early.go): what the selected checks wait for longest is
@@ -124,5 +128,37 @@ func TestExplorePartsFollowTheSelection(t *testing.T) {
 				t.Errorf("the summary should say %q and not %q:\n%s", c.ran, c.absent, out)
 			}
 		})
+	}
+}
+
+// The areas that wait on a run of their own go after the others, in the
+// order that lets the waits overlap: Evaluations (its run waits while the
+// Models area's training goes on), Models, then Explore. Every spec of an
+// earlier rank starts before every spec of a later one, whatever Ginkgo's
+// shuffle.
+func TestWaitingAreasGoLast(t *testing.T) {
+	base, _ := slowMock(t, nil)
+	file := filepath.Join(t.TempDir(), "r.json")
+	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--timeout", "60s", "--explore", "5", "--seed", "4", "--json", file)
+	if code != ExitPass {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitPass, out)
+	}
+	var reports []types.Report
+	readJSON(t, file, &reports)
+	rank := func(area string) int { return slices.Index([]string{"Evaluations", areaModels, "Explore"}, area) + 1 }
+	last, lastArea := 0, ""
+	for _, sr := range reports[0].SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		area := areaOf(sr)
+		if r := rank(area); r < last {
+			t.Errorf("%s ran after %s", area, lastArea)
+		} else if r > last {
+			last, lastArea = r, area
+		}
+	}
+	if last != rank("Explore") {
+		t.Errorf("the last area was %q, want Explore", lastArea)
 	}
 }

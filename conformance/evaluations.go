@@ -21,8 +21,9 @@ import (
 // Ordered flow), the list and its filters, the input rules and run-ragas
 // (seed §4.5, §3.1, §2.8-2.10, §8.3).
 func (e *env) evaluationSpecs() {
-	// SpecPriority(-1): its run is judged after the areas that wait on
-	// nothing of their own (early.go).
+	// SpecPriority(-1): its run is started after the areas that wait on
+	// nothing of their own, and waited for while the Models area's
+	// training goes on (early.go).
 	e.describe("Evaluations", Label("evaluations"), SpecPriority(-1), func() {
 		e.describe("an evaluation's life", Ordered, ContinueOnFailure, costs(spec.CostEvaluations, spec.CostEvaluationRuns), needsModel, func() {
 			var (

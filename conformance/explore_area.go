@@ -27,9 +27,9 @@ const (
 const entryExplore = "explore"
 
 func (e *env) exploreSpecs() {
-	// SpecPriority(-2): Ginkgo shuffles the areas, and this one must run
-	// after every written check (Models and Evaluations are -1, early.go).
-	e.describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-2), costs(spec.CostKinds()...), func() {
+	// SpecPriority(-3): Ginkgo shuffles the areas, and this one must run
+	// after every written check (Evaluations are -1, Models -2, early.go).
+	e.describe("Explore", Label("explore"), Ordered, ContinueOnFailure, SpecPriority(-3), costs(spec.CostKinds()...), func() {
 		var found *explore.Result
 		var modelled *modelPhase
 		BeforeAll(func(ctx SpecContext) {

@@ -75,9 +75,10 @@ func lifeModelRequest(name, dataset string) client.Request {
 // creation input rules (seed §4.1, §2.1, §3.2).
 func (e *env) modelSpecs() {
 	defaults := modelDefaults()
-	// SpecPriority(-1): its training, started by BeforeSuite, is judged
-	// after the areas that wait on nothing of their own (early.go).
-	e.describe("Models", Label("models"), SpecPriority(-1), func() {
+	// SpecPriority(-2): its training, started by BeforeSuite, is judged
+	// after every other written check, the evaluation run's wait
+	// included (early.go).
+	e.describe("Models", Label("models"), SpecPriority(-2), func() {
 		e.describe("a model's life", Ordered, ContinueOnFailure, costs(spec.CostModels, spec.CostDatasets), Label(labelTrains), func() {
 			var (
 				name    string
