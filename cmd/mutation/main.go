@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -71,7 +70,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs := flag.NewFlagSet("mutation", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&m.cfg.Bin, "bin", "bin", "`DIR` holding the mockserver and conformance binaries (make build)")
-	fs.IntVar(&m.cfg.Workers, "workers", max(3, runtime.NumCPU()+1), "runs in parallel")
+	fs.IntVar(&m.cfg.Workers, "workers", 0, "runs in parallel (0: three per CPU, at least four; a run mostly waits for the mock's clocks)")
 	fs.StringVar(&only, "only", "", "run only mutants whose name matches `REGEX`")
 	fs.StringVar(&m.cfg.Report, "report", "reports/mutation.md", "write the result table to `FILE` (Markdown)")
 	fs.DurationVar(&m.cfg.Timeout, "timeout", 10*time.Second, "the suite's --timeout for each run")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,24 @@ func TestHostileRunsAreJudgedByTheirExpectation(t *testing.T) {
 	}
 	if !strings.Contains(string(table), "| hostile-ends | models |") || !strings.Contains(string(table), "hostile: exit 1") || !strings.Contains(string(table), " MiB |") {
 		t.Errorf("the report does not show the hostile rows with their memory:\n%s", table)
+	}
+}
+
+// The longest kinds of run start first, each kind in its listed order, so
+// that no long run starts last while the other workers idle.
+func TestLongestFirst(t *testing.T) {
+	jobs := []mutation.Mutant{
+		{Area: "baseline", Valid: true},
+		{Name: "written-a"}, {Name: "model-a", Model: true}, {Name: "valid-a", Valid: true},
+		{Name: "explore-a", Explore: true}, {Name: "hostile-a", Hostile: true}, {Name: "valid-b", Valid: true},
+		{Name: "model-b", Model: true},
+	}
+	var got []string
+	for _, i := range longestFirst(jobs) {
+		got = append(got, jobs[i].Name)
+	}
+	want := []string{"", "valid-a", "valid-b", "explore-a", "model-a", "model-b", "written-a", "hostile-a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %q, want %q", got, want)
 	}
 }
