@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 
@@ -175,7 +176,7 @@ func (e *env) isolationSpecs() {
 					if !ok {
 						Skip("the " + what + " this check needs could not be made: its create operation names a resource that was not made")
 					}
-					ids[param] = e.need(c, what)
+					ids[param] = e.ownedInstead(op, param, e.need(c, what))
 				}
 				e.judgeIsolation(ctx, op, e.sampleRequest(op, ids), ids)
 			})
@@ -222,6 +223,19 @@ func (e *env) oneOfEach(ctx SpecContext) map[string]created {
 	return made
 }
 
+// ownedInstead is the id a write of op names for param: id, or, when id
+// is the model of --reuse-model, which the run never writes to (refusals
+// included), the model the Models area trains, which BeforeSuite started
+// (early.go): the second account's write is refused either way, and a
+// server that wrongly accepts it breaks only what the run made.
+func (e *env) ownedInstead(op spec.Operation, param, id string) string {
+	own := e.early.lifeModel.id
+	if strings.EqualFold(op.Method, http.MethodGet) || param != "model_id" || own == "" || !e.spend.ledger.Reused(spec.CostModels, id) {
+		return id
+	}
+	return own
+}
+
 // createOf is the operation of c that creates r.
 func createOf(c *spec.Contract, r *spec.Resource) (spec.Operation, bool) {
 	for _, op := range c.Operations {
@@ -238,6 +252,10 @@ func (e *env) judgeIsolation(ctx SpecContext, op spec.Operation, r client.Reques
 	GinkgoHelper()
 	r.Auth = client.AuthKey2
 	how, res := isolationJudgeOf(spec.Strict(), op)
+	// Another account's resource is refused: the request spends no
+	// budget, and what a server that wrongly accepts it makes is removed
+	// (the ledger's refusal, D-40).
+	r.Refusal = how != isoUnlisted
 	switch how {
 	case isoRefused:
 		e.expectNotFound(e.do(ctx, r))

@@ -30,11 +30,13 @@ import (
 // its clocks driven forward while the suite polls, so no test waits.
 
 // slowMock starts the mock with the default fixtures and long durations,
-// and drives its clock: 150 s of training pass in about a second.
+// and drives its clock: 150 s of training pass in about a second. Both
+// test keys are accounts (admin is the first's; the second's is admin with
+// Key testKey2).
 func slowMock(t *testing.T, wrap func(http.Handler) http.Handler) (base string, admin mockadmin.Client) {
 	t.Helper()
 	set := fixtures.Default()
-	srv, err := mockserver.New(mockserver.Config{Keys: []string{testKey}, Fixtures: &set, TokenInterval: time.Millisecond,
+	srv, err := mockserver.New(mockserver.Config{Keys: []string{testKey, testKey2}, Fixtures: &set, TokenInterval: time.Millisecond,
 		TrainDuration: 150 * time.Second, EvalDuration: 90 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ func slowMock(t *testing.T, wrap func(http.Handler) http.Handler) (base string, 
 	}
 	ts := httptest.NewServer(h)
 	admin = mockadmin.Client{Base: ts.URL, Key: testKey}
-	d := mockadmin.Drive(context.Background(), []mockadmin.Client{admin}, 10*time.Second, 50*time.Millisecond)
+	d := mockadmin.Drive(context.Background(), []mockadmin.Client{admin, {Base: ts.URL, Key: testKey2}}, 10*time.Second, 50*time.Millisecond)
 	t.Cleanup(func() {
 		d.Stop()
 		srv.Shutdown()
@@ -115,18 +117,25 @@ func budgetSkips(out string) []string {
 
 // Done when (a): a budgeted run with --reuse-model trains at most one
 // model, runs at most one evaluation, skips at most three checks, and
-// leaves the account as it found it; every report says what it spent.
+// leaves the accounts as it found them; every report says what it spent.
+// With two accounts: the isolation checks run too (a write of the second
+// account aims at the model the run trained, not the reused one).
 func TestDeploymentRunWithReuse(t *testing.T) {
 	base, admin := slowMock(t, nil)
+	admin2 := mockadmin.Client{Base: base, Key: testKey2}
 	model := readyFixtureModel(t, base)
 	ctx := context.Background()
 	before, err := admin.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	before2, err := admin2.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	file := func(name string) string { return filepath.Join(dir, name) }
-	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--timeout", "60s", "--explore", "0",
+	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--api-key-2", testKey2, "--timeout", "60s", "--explore", "0",
 		"--profile", "deployment", "--reuse-model", model, "--json", file("r.json"), "--junit", file("j.xml"), "--html", file("r.html"))
 	if code != ExitPass {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitPass, out)
@@ -149,6 +158,13 @@ func TestDeploymentRunWithReuse(t *testing.T) {
 	}
 	if d := mockadmin.Diff(before, after); len(d) > 0 {
 		t.Errorf("the run changed the account: %v", d)
+	}
+	after2, err := admin2.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := mockadmin.Diff(before2, after2); len(d) > 0 {
+		t.Errorf("the run changed the second account: %v", d)
 	}
 	checkSpentReports(t, file("r.json"), file("j.xml"), file("r.html"))
 }
