@@ -55,7 +55,7 @@ func (e *env) driveModel(ctx context.Context) *modelPhase {
 	defer cancel()
 	p := &modelPhase{}
 	base := drive.Config{Seed: e.cfg.Seed, Steps: max(0, e.cfg.Explore/modelStepsShare), OneAccount: e.cfg.APIKey2 == "",
-		MaxWait: min(e.cfg.Timeout, 20*time.Second), Keep: e.cfg.Keep}
+		MaxWait: min(e.cfg.Timeout, 20*time.Second), Keep: e.cfg.Keep, Permanent: e.cfg.Spend.active()}
 	var replays []drive.Sequence
 	if e.cfg.Replay != "" {
 		var err error

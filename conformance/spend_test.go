@@ -317,3 +317,34 @@ func TestLeftBehindExitStatus(t *testing.T) {
 		t.Errorf("the summary does not name the dataset left behind:\n%s", out)
 	}
 }
+
+// A run that counts its spending leaves the accounts as it found them with
+// the explore phase on too: its deletes of datasets, the model's and the
+// property part's, are permanent (D-40), so no soft-deleted dataset stays.
+func TestBudgetedExploreLeavesNoSoftDeletedDataset(t *testing.T) {
+	base, admin := slowMock(t, nil)
+	admin2 := mockadmin.Client{Base: base, Key: testKey2}
+	ctx := context.Background()
+	var before [2]mockadmin.Snapshot
+	for i, a := range []mockadmin.Client{admin, admin2} {
+		s, err := a.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[i] = s
+	}
+	code, out := runChild(t, "--base-url", base, "--api-key", testKey, "--api-key-2", testKey2, "--timeout", "60s",
+		"--label-filter", "explore", "--explore", "60", "--seed", "5", "--budget", "all=200")
+	if code != ExitPass {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitPass, out)
+	}
+	for i, a := range []mockadmin.Client{admin, admin2} {
+		after, err := a.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := mockadmin.Diff(before[i], after); len(d) > 0 {
+			t.Errorf("account %d changed: %v", i+1, d)
+		}
+	}
+}

@@ -42,6 +42,10 @@ type Config struct {
 	Strict bool
 	// Keep leaves the phase's resources in place.
 	Keep bool
+	// Permanent deletes what the phase deletes for good, when the
+	// contract lets it choose (a delete's `permanent` query parameter): a
+	// run that counts its spending leaves no soft-deleted dataset (D-40).
+	Permanent bool
 	// SecondAccount says the client holds a second account's key: the
 	// phase then acts as the other account too (isolation).
 	SecondAccount bool

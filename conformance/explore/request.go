@@ -128,6 +128,10 @@ func (c *exploreCase) build(op *exploreOp, id string, p *plan) client.Request {
 		if op.paging[pr.Name] != "" || paramDecided(pr) {
 			continue
 		}
+		if c.x.cfg.Permanent && op.role == roleDelete && pr.Name == "permanent" {
+			q.Set(pr.Name, "true")
+			continue
+		}
 		if k := c.x.cat.byParam[pr.Name]; k != nil && pr.Required {
 			rid, res, why := c.target(k, false)
 			if why != "" {

@@ -65,6 +65,10 @@ type Config struct {
 	// Keep leaves what the run made in place (otherwise it is deleted at
 	// the end; what the accounts held before is never changed).
 	Keep bool
+	// Permanent deletes every dataset for good (?permanent=true, a
+	// refusal's invalid value aside): a run that counts its spending
+	// leaves no soft-deleted dataset behind (D-40).
+	Permanent bool
 	// MaxCalls ends the run after that many calls (0: no bound): a kept
 	// Sequence replayed.
 	MaxCalls int
@@ -161,6 +165,9 @@ func (d *driver) stopped() bool {
 func (d *driver) do(c model.Call) model.Answer {
 	if d.stopped() {
 		return model.Answer{}
+	}
+	if d.cfg.Permanent && c.Op == "deleteDataset" && c.Query.Get("permanent") != "perhaps" {
+		c.Query = query("permanent", "true")
 	}
 	a := d.send.Send(d.ctx, c)
 	if d.ctx.Err() != nil && a.Status == 0 {
