@@ -33,9 +33,10 @@ import (
 // What "selected" means is Ginkgo's: the run's label filter and --focus,
 // evaluated against each check's labels and full text as registered
 // (describe, check), so a --label-filter auth run trains nothing.
-// An early start is only a head start: when it fails or the budget has
-// nothing left, nothing is kept, and the check that owns the step makes
-// it and judges it as it would have without the head start.
+// An early start is only a head start: when the budget has nothing left
+// it sends nothing, and the check that owns the step meets the budget as
+// it would have; a create that fails is kept for the check that owns it to
+// judge, not sent again (a paid call is not made twice).
 
 // Labels of the checks that wait on a training.
 const (
