@@ -45,6 +45,9 @@ type Contract struct {
 	Operations []Operation
 	// Raw is the YAML this view was built from.
 	Raw []byte
+	// Limits are the request limits of the x-request-limits mark (D-15,
+	// limits.go).
+	Limits Limits
 
 	requests  map[string]*RequestCheck // by operationId (requests.go)
 	resources []*Resource              // resources.go
@@ -146,8 +149,12 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, requests: requests,
-		resources: resourcesOf(kin)}, nil
+	limits, err := limitsOf(kin)
+	if err != nil {
+		return nil, err
+	}
+	return &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, Limits: limits,
+		requests: requests, resources: resourcesOf(kin)}, nil
 }
 
 func operations(doc *openapi3.T) ([]Operation, error) {
