@@ -111,8 +111,8 @@ func TestOverLimitBodyWrittenWholeGetsItsAnswer(t *testing.T) {
 	})
 	t.Run("JSON body", func(t *testing.T) {
 		head := "POST /api/v1/user/conversations HTTP/1.1\r\nHost: mock\r\nAuthorization: Bearer " + testKey1 +
-			fmt.Sprintf("\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4*MaxJSONBody)
-		resp, b := rawExchange(t, ts.url, head, zeros(4*MaxJSONBody))
+			fmt.Sprintf("\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4*maxJSONBody())
+		resp, b := rawExchange(t, ts.url, head, zeros(4*maxJSONBody()))
 		want413(t, resp, b, "exceeds")
 	})
 	if got := ts.client(t, testKey1).datasets(); len(got) != 0 {

@@ -245,10 +245,11 @@ func TestAContractWithoutABoundStopsTheStart(t *testing.T) {
 	}
 }
 
-// TestD15StatesTheLimitsNoSchemaCan: the limits the mock keeps as
-// constants, because no schema keyword states them, are written in
-// DECISIONS.md D-15, their source; a constant changed without its row
-// fails here.
+// TestD15StatesTheLimitsNoSchemaCan: the limits no schema keyword states
+// (the body sizes and the nesting of the contract's x-request-limits mark,
+// the form field's bytes and the part count the mock keeps as constants)
+// are written in DECISIONS.md D-15, the row that decides them; a mark or a
+// constant changed without its row fails here.
 func TestD15StatesTheLimitsNoSchemaCan(t *testing.T) {
 	md, err := os.ReadFile("../spec/DECISIONS.md")
 	if err != nil {
@@ -264,9 +265,9 @@ func TestD15StatesTheLimitsNoSchemaCan(t *testing.T) {
 		t.Fatal("DECISIONS.md has no row D-15")
 	}
 	for _, want := range []string{
-		fmt.Sprintf("Multipart bodies at most %d MiB (413)", MaxMultipartBody>>20),
-		fmt.Sprintf("JSON bodies at most %d MiB", MaxJSONBody>>20),
-		fmt.Sprintf("JSON nesting at most %d levels", MaxJSONDepth),
+		fmt.Sprintf("Multipart bodies at most %d MiB (413)", maxMultipartBody()>>20),
+		fmt.Sprintf("JSON bodies at most %d MiB", maxJSONBody()>>20),
+		fmt.Sprintf("JSON nesting at most %d levels", maxJSONDepth()),
 		fmt.Sprintf("A multipart text field at most %d KiB (422)", maxFieldBytes>>10),
 		fmt.Sprintf("a multipart body at most %d parts (413)", maxParts),
 	} {

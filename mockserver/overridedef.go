@@ -53,7 +53,7 @@ func (s *Server) parseOverride(r *http.Request) (*overrideRule, error) {
 		}
 		return nil, apierr.New(apierr.BadRequest, "request body could not be read")
 	}
-	if err := checkJSON(raw, MaxJSONDepth); err != nil {
+	if err := checkJSON(raw, maxJSONDepth()); err != nil {
 		return nil, err
 	}
 	var req overrideRequest

@@ -62,25 +62,31 @@ type Config struct {
 	// SaveDelay is how long after a change the state file is written (0:
 	// DefaultSaveDelay).
 	SaveDelay time.Duration
-	// MaxUploadBytes bounds a multipart request body (0: MaxMultipartBody).
+	// MaxUploadBytes bounds a multipart request body (0: the contract's, D-15).
 	MaxUploadBytes int64
 	// ExtractBudget is the work one uploaded file's text extraction may
 	// take (0: retrieval.DefaultMaxDuration); a file over it fails.
 	ExtractBudget time.Duration
 }
 
-// Limits the server enforces that no schema keyword can state: DECISIONS.md
-// D-15 is their source. Every length and count a schema states (names,
-// descriptions, file parts, tags, URLs) is read from the contract instead
-// (bounds.go).
-const (
-	MaxJSONBody      = 1 << 20          // bytes of a JSON request body
-	MaxMultipartBody = 100 << 20        // bytes of a multipart request body
-	MaxFileBytes     = MaxMultipartBody // one file may fill a request: no cap of its own
-	MaxJSONDepth     = 64               // nesting of a JSON body
-	// MaxDelay bounds the X-Mock-Delay control, the mock's own (README).
-	MaxDelay = 60 * time.Second
-)
+// The request limits no schema keyword can state (D-15) are the contract's
+// x-request-limits mark, read through spec.RequestLimits each time: no copy
+// to drift, and importing the package does not load the contract. Every
+// length and count a schema states (names, descriptions, file parts, tags,
+// URLs) is read from the contract too (bounds.go).
+
+// maxJSONBody is the bytes of a JSON request body.
+func maxJSONBody() int64 { return spec.RequestLimits().JSONBodyBytes }
+
+// maxMultipartBody is the bytes of a multipart request body; one file may
+// fill it (D-15 gives a file no cap of its own).
+func maxMultipartBody() int64 { return spec.RequestLimits().MultipartBodyBytes }
+
+// maxJSONDepth is the nesting of a JSON request body.
+func maxJSONDepth() int { return spec.RequestLimits().JSONDepth }
+
+// MaxDelay bounds the X-Mock-Delay control, the mock's own (README).
+const MaxDelay = 60 * time.Second
 
 // Server is the mock. It is an http.Handler; create it with New.
 type Server struct {
@@ -147,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 		shutdown: make(chan struct{}),
 		store: store.New(store.Config{
 			Clock: cfg.Clock, TrainDuration: cfg.TrainDuration, EvalDuration: cfg.EvalDuration, Seed: cfg.Seed,
-			Limits:         retrieval.Limits{MaxFileBytes: MaxFileBytes},
+			Limits:         retrieval.Limits{MaxFileBytes: maxMultipartBody()},
 			EvaluationName: bounds.evaluationName,
 		}),
 	}
@@ -192,7 +198,7 @@ func (s *Server) maxUpload() int64 {
 	if s.cfg.MaxUploadBytes > 0 {
 		return s.cfg.MaxUploadBytes
 	}
-	return MaxMultipartBody
+	return maxMultipartBody()
 }
 
 func (s *Server) preload(a *store.Account) error {

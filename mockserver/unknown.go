@@ -22,7 +22,7 @@ import (
 // the journal entry and so in the console's Inspector.
 
 // Bounds of what is reported: the names kept per request and the length of
-// one name. The body itself is bounded by MaxJSONBody.
+// one name. The body itself is bounded by maxJSONBody.
 const (
 	maxUnknownNames  = 20
 	maxUnknownLength = 64
@@ -59,7 +59,7 @@ func (s *Server) stripUnknown(c *call) {
 // dropped and reported under path; known keys, and array items, are walked
 // when their schema may hold a closed object. changed reports a rewrite.
 func strip(s *openapi3.Schema, raw json.RawMessage, path string, u *unknownFields, depth int) (out json.RawMessage, changed bool) {
-	if s == nil || depth > MaxJSONDepth || !holdsClosed(s, map[*openapi3.Schema]bool{}) {
+	if s == nil || depth > maxJSONDepth() || !holdsClosed(s, map[*openapi3.Schema]bool{}) {
 		return raw, false
 	}
 	switch b := bytes.TrimSpace(raw); {

@@ -44,7 +44,7 @@ func (s *Server) validate(c *call) error {
 				}
 				return apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", textcut.Shorten(mt, 80))
 			}
-			err := c.in.setLimit(c.r, MaxJSONBody)
+			err := c.in.setLimit(c.r, maxJSONBody())
 			var body []byte
 			if err == nil {
 				body, err = readJSONBody(c.r)
@@ -52,11 +52,11 @@ func (s *Server) validate(c *call) error {
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
-					return apierr.New(apierr.TooLarge, "request body exceeds %d bytes", MaxJSONBody)
+					return apierr.New(apierr.TooLarge, "request body exceeds %d bytes", maxJSONBody())
 				}
 				return apierr.New(apierr.BadRequest, "request body could not be read")
 			}
-			if err := checkJSON(body, MaxJSONDepth); err != nil {
+			if err := checkJSON(body, maxJSONDepth()); err != nil {
 				return err
 			}
 			c.body = body
@@ -67,13 +67,13 @@ func (s *Server) validate(c *call) error {
 	return s.validateRequest(c)
 }
 
-// readJSONBody reads a JSON body already bounded by MaxJSONBody. With a
+// readJSONBody reads a JSON body already bounded by maxJSONBody. With a
 // declared length within the bound it reads exactly that many bytes into
 // one buffer (io.ReadAll would start at 512 bytes and grow); a body shorter
 // than declared is an error, as it is for io.ReadAll.
 func readJSONBody(r *http.Request) ([]byte, error) {
 	n := r.ContentLength
-	if n <= 0 || n > MaxJSONBody {
+	if n <= 0 || n > maxJSONBody() {
 		return io.ReadAll(r.Body)
 	}
 	b := make([]byte, n)
