@@ -166,7 +166,7 @@ cut, its client sees the connection end, and the bound is the exchange's finding
 Exit status: 0 no declared violation was seen (with --strict: no violation at
 all); 1 a violation was seen; 2 a usage error or the address cannot be listened on.
 A request the contract refuses is the client's fault: reported, never failing.
-`, MaxHeldRequest>>20, MaxHeldAnswer>>20)
+`, maxHeldRequest()>>20, MaxHeldAnswer>>20)
 	io.WriteString(out, b.String())
 }
 

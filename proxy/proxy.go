@@ -20,13 +20,17 @@ import (
 	"time"
 
 	"contractkit/conformance/bound"
+	"contractkit/spec"
 )
 
-// MaxHeldRequest bounds the request body held in memory to be judged and
-// recorded: the contract's largest body, a multipart upload of 100 MiB
-// (D-15). A larger body is still forwarded whole, streamed, but judged by
-// its parameters only and not recorded.
-const MaxHeldRequest = 100 << 20
+// maxHeldRequest bounds the request body held in memory to be judged and
+// recorded: the contract's largest body (D-15, its x-request-limits mark;
+// today a multipart upload). A larger body is still forwarded whole,
+// streamed, but judged by its parameters only and not recorded.
+func maxHeldRequest() int64 {
+	l := spec.RequestLimits()
+	return max(l.JSONBodyBytes, l.MultipartBodyBytes)
+}
 
 // MaxHeldAnswer bounds what is kept of an answer to be judged and recorded:
 // a JSON answer over it is forwarded whole but judged by its status and
@@ -137,18 +141,18 @@ func (p *Proxy) settle(t *tap) {
 	}
 }
 
-// holdBody reads the request body into memory, up to MaxHeldRequest, and
+// holdBody reads the request body into memory, up to maxHeldRequest, and
 // puts it back for the upstream request; beyond the bound the rest is
 // streamed after what was read.
 func (t *tap) holdBody(r *http.Request) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
-	held, err := io.ReadAll(io.LimitReader(r.Body, MaxHeldRequest+1))
+	held, err := io.ReadAll(io.LimitReader(r.Body, maxHeldRequest()+1))
 	if err != nil {
 		return err
 	}
-	if len(held) > MaxHeldRequest {
+	if int64(len(held)) > maxHeldRequest() {
 		t.o.RequestBodyCut = true
 		r.Body = struct {
 			io.Reader
