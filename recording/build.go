@@ -13,11 +13,14 @@ import (
 
 	"contractkit/fixtures"
 	"contractkit/mockserver/retrieval"
+	"contractkit/spec"
 )
 
-// maxFileBytes is the largest file the mock extracts (D-15: a file may fill
-// a 100 MiB multipart body); a recorded file is checked with the same bound.
-const maxFileBytes = 100 << 20
+// maxFileBytes is the largest file the mock extracts: D-15 gives a file no
+// cap of its own, so one may fill a multipart body, whose bound the
+// contract's x-request-limits mark states. A recorded file is checked with
+// the same bound.
+func maxFileBytes() int64 { return spec.RequestLimits().MultipartBodyBytes }
 
 // built is one account's fixture set, its files by generated name, and what
 // could not be kept as it was.
@@ -138,7 +141,7 @@ func (b *builder) files(fd *fixtures.Dataset, d *dataset, id int64, what string)
 			b.skip("%s %q: file %q left out: the mock cannot read it (an empty file is a failed file, D-16)", what, fd.Name, shown)
 			continue
 		}
-		if _, err := retrieval.Extract(shown, bytes.NewReader(data), retrieval.Limits{MaxFileBytes: maxFileBytes}); err != nil {
+		if _, err := retrieval.Extract(shown, bytes.NewReader(data), retrieval.Limits{MaxFileBytes: maxFileBytes()}); err != nil {
 			b.skip("%s %q: file %q left out: the mock cannot read it (%v)", what, fd.Name, shown, err)
 			continue
 		}
