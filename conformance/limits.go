@@ -16,8 +16,9 @@ import (
 
 // limitSpecs registers the Limits area: the temperature range (seed §8.1)
 // and the sizes and page bounds the contract decides (D-05, D-06, D-15),
-// each read from the contract. The JSON body size and nesting limits are
-// DECISIONS.md's (D-15) alone: OpenAPI has no keyword for them.
+// each read from the contract. OpenAPI has no keyword for the JSON body
+// size and nesting limits: they come from the contract's x-request-limits
+// mark (D-15).
 func (e *env) limitSpecs() {
 	e.describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
 		temperature := bodyField("runInference", "application/json", "temperature")
@@ -52,16 +53,20 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			}, needsModel)
 
-		e.check("SHOULD refuse a JSON body over 1 MiB (413)",
+		limits := spec.RequestLimits()
+		e.check(fmt.Sprintf("SHOULD refuse a JSON body over %s (413)", sizeText(limits.JSONBodyBytes)),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				body := fmt.Sprintf(`{"model_id": %s, "title": %q}`, e.unknownID, strings.Repeat("t", 1<<20+1))
+				body := fmt.Sprintf(`{"model_id": %s, "title": %q}`, e.unknownID, strings.Repeat("t", int(limits.JSONBodyBytes)+1))
 				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathConversations, Body: []byte(body), ContentType: "application/json", Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 
-		e.check("SHOULD refuse JSON nested deeper than 64 levels (400)",
+		e.check(fmt.Sprintf("SHOULD refuse JSON nested deeper than %d levels (400)", limits.JSONDepth),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
-				body := fmt.Sprintf(`{"name": %q, "model_id": %s, "extra": %s%s}`, e.name("eval"), e.unknownID, strings.Repeat("[", 65), strings.Repeat("]", 65))
+				// The brackets alone go one past the limit, whether or not a
+				// server counts the enclosing object as a level.
+				deep := limits.JSONDepth + 1
+				body := fmt.Sprintf(`{"name": %q, "model_id": %s, "extra": %s%s}`, e.name("eval"), e.unknownID, strings.Repeat("[", deep), strings.Repeat("]", deep))
 				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, Body: []byte(body), ContentType: "application/json", Refusal: true})
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
