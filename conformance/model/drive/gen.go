@@ -11,6 +11,7 @@ import (
 
 	"contractkit/conformance/model"
 	"contractkit/fixtures"
+	"contractkit/spec"
 )
 
 // gen builds calls for the driver from what the model knows: each
@@ -275,7 +276,8 @@ func cloneMap(m map[string]any) map[string]any {
 }
 
 // large makes a call's body larger than the mock takes: a JSON body over
-// 1 MiB, a multipart body over its upload limit.
+// the contract's JSON body bound (x-request-limits, D-15), a multipart body
+// over its upload limit.
 func (g *gen) large(c model.Call) (model.Call, bool) {
 	switch {
 	case c.Form != nil:
@@ -291,7 +293,7 @@ func (g *gen) large(c model.Call) (model.Call, bool) {
 			return c, false
 		}
 		nb := cloneMap(b)
-		nb["padding"] = strings.Repeat("x", 1<<20+10)
+		nb["padding"] = strings.Repeat("x", int(spec.RequestLimits().JSONBodyBytes)+10)
 		c.Body = nb
 	default:
 		return c, false
