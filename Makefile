@@ -93,8 +93,10 @@ SEEDS ?= 50
 explore-seeds: ## the explore phase against a fresh mock with seeds 1..SEEDS (default 50): every run must pass
 	bash scripts/explore-seeds.sh 1 $(SEEDS)
 
-explore-short: ## the explore phase with 5 seeds (part of make test)
-	bash scripts/explore-seeds.sh 1 5
+# Seeds 2..4: seed 1 is the mutation runner's, explored by its baseline and
+# every valid variant.
+explore-short: ## the explore phase with seeds 2 to 4 (part of make test)
+	bash scripts/explore-seeds.sh 2 4
 
 clauses: ## regenerate conformance/CLAUSES.md from the code
 	go run ./cmd/conformance --clauses > conformance/CLAUSES.md
