@@ -152,8 +152,7 @@ func (e *env) startEarly(ctx context.Context) {
 	}
 	if e.selected(labelTrains) && e.affordsTraining() {
 		e.client.SetArea(areaModels)
-		ds := e.earlyCreate(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
-			Form: datasetForm(e.name("model-data"), "product-catalog.csv", "release-notes.txt")}, pathDatasets)
+		ds := e.earlyCreate(ctx, lifeDatasetRequest(e.name("model-data")), pathDatasets)
 		if ds.id != "" {
 			e.early.lifeData, e.early.lifeName = ds, e.name("model")
 			e.early.lifeModel = e.earlyCreate(ctx, lifeModelRequest(e.early.lifeName, ds.id), pathModels)

@@ -65,6 +65,12 @@ func sameJSON(got, want any) bool {
 	return got == want
 }
 
+// lifeDatasetRequest is the create request of the dataset the Models
+// area's own model is trained on.
+func lifeDatasetRequest(name string) client.Request {
+	return client.Request{Method: http.MethodPost, Path: pathDatasets, Form: datasetForm(name, "product-catalog.csv", "release-notes.txt")}
+}
+
 // lifeModelRequest is the create request of the Models area's own model.
 func lifeModelRequest(name, dataset string) client.Request {
 	return client.Request{Method: http.MethodPost, Path: pathModels, JSON: map[string]any{"model_name": name, "dataset_id": dataset}}
@@ -92,8 +98,7 @@ func (e *env) modelSpecs() {
 				}
 				ds := e.early.lifeData
 				if ds.id == "" {
-					ds = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets,
-						Form: datasetForm(e.name("model-data"), "product-catalog.csv", "release-notes.txt")}, pathDatasets)
+					ds = e.create(ctx, lifeDatasetRequest(e.name("model-data")), pathDatasets)
 				}
 				e.need(ds, "dataset") // its answer is the Datasets area's to judge
 				name = e.name("model")

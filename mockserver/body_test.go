@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"contractkit/spec"
 )
 
 // rawExchange writes head and then the whole body on a bare connection
@@ -111,8 +113,8 @@ func TestOverLimitBodyWrittenWholeGetsItsAnswer(t *testing.T) {
 	})
 	t.Run("JSON body", func(t *testing.T) {
 		head := "POST /api/v1/user/conversations HTTP/1.1\r\nHost: mock\r\nAuthorization: Bearer " + testKey1 +
-			fmt.Sprintf("\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4*maxJSONBody())
-		resp, b := rawExchange(t, ts.url, head, zeros(4*maxJSONBody()))
+			fmt.Sprintf("\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4*spec.RequestLimits().JSONBodyBytes)
+		resp, b := rawExchange(t, ts.url, head, zeros(4*spec.RequestLimits().JSONBodyBytes))
 		want413(t, resp, b, "exceeds")
 	})
 	if got := ts.client(t, testKey1).datasets(); len(got) != 0 {

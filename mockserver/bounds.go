@@ -28,6 +28,9 @@ type requestBounds struct {
 	// evaluationName: createEvaluation's name (D-19), which the store
 	// applies to creates, renames and check-name alike.
 	evaluationName store.Length
+	// limits: the body sizes and the JSON nesting no schema keyword can
+	// state (D-15, the contract's x-request-limits mark).
+	limits spec.Limits
 }
 
 // multipartForm is the media type of the two upload operations (seed §4.3).
@@ -43,6 +46,7 @@ func readBounds(c *spec.Contract) (requestBounds, error) {
 		tags:               r.split("createDataset", "tags"),
 		urls:               r.split("createDataset", "urls"),
 		evaluationName:     r.length("createEvaluation", "application/json", "name"),
+		limits:             c.Limits,
 	}
 	for _, op := range []string{"createDataset", "uploadDatasetFiles"} {
 		b.files[op] = r.items(op, multipartForm, "files")

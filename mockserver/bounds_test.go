@@ -265,9 +265,9 @@ func TestD15StatesTheLimitsNoSchemaCan(t *testing.T) {
 		t.Fatal("DECISIONS.md has no row D-15")
 	}
 	for _, want := range []string{
-		fmt.Sprintf("Multipart bodies at most %d MiB (413)", maxMultipartBody()>>20),
-		fmt.Sprintf("JSON bodies at most %d MiB", maxJSONBody()>>20),
-		fmt.Sprintf("JSON nesting at most %d levels", maxJSONDepth()),
+		fmt.Sprintf("Multipart bodies at most %d MiB (413)", spec.RequestLimits().MultipartBodyBytes>>20),
+		fmt.Sprintf("JSON bodies at most %d MiB", spec.RequestLimits().JSONBodyBytes>>20),
+		fmt.Sprintf("JSON nesting at most %d levels", spec.RequestLimits().JSONDepth),
 		fmt.Sprintf("A multipart text field at most %d KiB (422)", maxFieldBytes>>10),
 		fmt.Sprintf("a multipart body at most %d parts (413)", maxParts),
 	} {

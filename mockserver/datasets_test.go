@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"contractkit/mockserver/store"
+	"contractkit/spec"
 )
 
 func TestDatasetCreateCountsTheBytes(t *testing.T) {
@@ -323,7 +324,7 @@ func TestDatasetBodyOverTheLimit(t *testing.T) {
 			return
 		}
 		block := bytes.Repeat([]byte{0}, 1<<20)
-		for range maxMultipartBody()>>20 + 8 { // bounded: a few MiB past the limit
+		for range spec.RequestLimits().MultipartBodyBytes>>20 + 8 { // bounded: a few MiB past the limit
 			m, err := part.Write(block)
 			n += int64(m)
 			if err != nil {
@@ -337,8 +338,8 @@ func TestDatasetBodyOverTheLimit(t *testing.T) {
 	resp.wantError(t, 413, "100 MiB")
 	select {
 	case n := <-written:
-		if n < maxMultipartBody()-(2<<20) {
-			t.Errorf("writer stopped after %d bytes, want the server to read up to the %d-byte limit", n, maxMultipartBody())
+		if n < spec.RequestLimits().MultipartBodyBytes-(2<<20) {
+			t.Errorf("writer stopped after %d bytes, want the server to read up to the %d-byte limit", n, spec.RequestLimits().MultipartBodyBytes)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the body writer did not stop")

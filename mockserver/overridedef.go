@@ -53,7 +53,7 @@ func (s *Server) parseOverride(r *http.Request) (*overrideRule, error) {
 		}
 		return nil, apierr.New(apierr.BadRequest, "request body could not be read")
 	}
-	if err := checkJSON(raw, maxJSONDepth()); err != nil {
+	if err := checkJSON(raw, s.bounds.limits.JSONDepth); err != nil {
 		return nil, err
 	}
 	var req overrideRequest

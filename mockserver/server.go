@@ -69,22 +69,6 @@ type Config struct {
 	ExtractBudget time.Duration
 }
 
-// The request limits no schema keyword can state (D-15) are the contract's
-// x-request-limits mark, read through spec.RequestLimits each time: no copy
-// to drift, and importing the package does not load the contract. Every
-// length and count a schema states (names, descriptions, file parts, tags,
-// URLs) is read from the contract too (bounds.go).
-
-// maxJSONBody is the bytes of a JSON request body.
-func maxJSONBody() int64 { return spec.RequestLimits().JSONBodyBytes }
-
-// maxMultipartBody is the bytes of a multipart request body; one file may
-// fill it (D-15 gives a file no cap of its own).
-func maxMultipartBody() int64 { return spec.RequestLimits().MultipartBodyBytes }
-
-// maxJSONDepth is the nesting of a JSON request body.
-func maxJSONDepth() int { return spec.RequestLimits().JSONDepth }
-
 // MaxDelay bounds the X-Mock-Delay control, the mock's own (README).
 const MaxDelay = 60 * time.Second
 
@@ -153,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 		shutdown: make(chan struct{}),
 		store: store.New(store.Config{
 			Clock: cfg.Clock, TrainDuration: cfg.TrainDuration, EvalDuration: cfg.EvalDuration, Seed: cfg.Seed,
-			Limits:         retrieval.Limits{MaxFileBytes: maxMultipartBody()},
+			Limits:         retrieval.Limits{MaxFileBytes: bounds.limits.MultipartBodyBytes}, // a file may fill a body (D-15)
 			EvaluationName: bounds.evaluationName,
 		}),
 	}
@@ -198,7 +182,7 @@ func (s *Server) maxUpload() int64 {
 	if s.cfg.MaxUploadBytes > 0 {
 		return s.cfg.MaxUploadBytes
 	}
-	return maxMultipartBody()
+	return s.bounds.limits.MultipartBodyBytes
 }
 
 func (s *Server) preload(a *store.Account) error {

@@ -22,7 +22,7 @@ import (
 // the journal entry and so in the console's Inspector.
 
 // Bounds of what is reported: the names kept per request and the length of
-// one name. The body itself is bounded by maxJSONBody.
+// one name. The body itself is bounded by the contract's JSON body limit.
 const (
 	maxUnknownNames  = 20
 	maxUnknownLength = 64
@@ -32,6 +32,8 @@ const (
 type unknownFields struct {
 	names []string // dotted paths, sorted; at most maxUnknownNames when reported
 	total int
+	// maxDepth is the nesting walked, the contract's JSON depth (D-15).
+	maxDepth int
 }
 
 func (u *unknownFields) add(path string) {
@@ -48,7 +50,7 @@ func (s *Server) stripUnknown(c *call) {
 	if mt == nil || mt.Schema == nil || c.body == nil {
 		return
 	}
-	var u unknownFields
+	u := unknownFields{maxDepth: s.bounds.limits.JSONDepth}
 	if out, changed := strip(mt.Schema.Value, c.body, "", &u, 0); changed {
 		c.body = out
 	}
@@ -59,7 +61,7 @@ func (s *Server) stripUnknown(c *call) {
 // dropped and reported under path; known keys, and array items, are walked
 // when their schema may hold a closed object. changed reports a rewrite.
 func strip(s *openapi3.Schema, raw json.RawMessage, path string, u *unknownFields, depth int) (out json.RawMessage, changed bool) {
-	if s == nil || depth > maxJSONDepth() || !holdsClosed(s, map[*openapi3.Schema]bool{}) {
+	if s == nil || depth > u.maxDepth || !holdsClosed(s, map[*openapi3.Schema]bool{}) {
 		return raw, false
 	}
 	switch b := bytes.TrimSpace(raw); {

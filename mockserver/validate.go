@@ -44,19 +44,19 @@ func (s *Server) validate(c *call) error {
 				}
 				return apierr.New(apierr.BadRequest, "Content-Type must be application/json (got %q)", textcut.Shorten(mt, 80))
 			}
-			err := c.in.setLimit(c.r, maxJSONBody())
+			err := c.in.setLimit(c.r, s.bounds.limits.JSONBodyBytes)
 			var body []byte
 			if err == nil {
-				body, err = readJSONBody(c.r)
+				body, err = readJSONBody(c.r, s.bounds.limits.JSONBodyBytes)
 			}
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
-					return apierr.New(apierr.TooLarge, "request body exceeds %d bytes", maxJSONBody())
+					return apierr.New(apierr.TooLarge, "request body exceeds %d bytes", s.bounds.limits.JSONBodyBytes)
 				}
 				return apierr.New(apierr.BadRequest, "request body could not be read")
 			}
-			if err := checkJSON(body, maxJSONDepth()); err != nil {
+			if err := checkJSON(body, s.bounds.limits.JSONDepth); err != nil {
 				return err
 			}
 			c.body = body
@@ -67,13 +67,13 @@ func (s *Server) validate(c *call) error {
 	return s.validateRequest(c)
 }
 
-// readJSONBody reads a JSON body already bounded by maxJSONBody. With a
+// readJSONBody reads a JSON body already bounded by limit. With a
 // declared length within the bound it reads exactly that many bytes into
 // one buffer (io.ReadAll would start at 512 bytes and grow); a body shorter
 // than declared is an error, as it is for io.ReadAll.
-func readJSONBody(r *http.Request) ([]byte, error) {
+func readJSONBody(r *http.Request, limit int64) ([]byte, error) {
 	n := r.ContentLength
-	if n <= 0 || n > maxJSONBody() {
+	if n <= 0 || n > limit {
 		return io.ReadAll(r.Body)
 	}
 	b := make([]byte, n)

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"contractkit/spec"
 )
 
 // jsonBodies are the seeds of the checkJSON comparison: well-formed and
@@ -72,18 +74,18 @@ func TestMediaTypeWithoutParametersMatchesTheParser(t *testing.T) {
 // ends before it, like io.ReadAll on net/http's body.
 func TestReadJSONBodyReadsTheDeclaredLength(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":1}`))
-	got, err := readJSONBody(r)
+	got, err := readJSONBody(r, spec.RequestLimits().JSONBodyBytes)
 	if err != nil || string(got) != `{"a":1}` || cap(got) != len(got) {
 		t.Fatalf("got %q (cap %d), %v; want the body in a buffer of its size", got, cap(got), err)
 	}
 	short := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":1}`))
 	short.ContentLength = 20
-	if _, err := readJSONBody(short); err == nil {
+	if _, err := readJSONBody(short, spec.RequestLimits().JSONBodyBytes); err == nil {
 		t.Fatal("a body shorter than its Content-Length was accepted")
 	}
 	chunked := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`[1,2]`))
 	chunked.ContentLength = -1
-	if got, err := readJSONBody(chunked); err != nil || string(got) != `[1,2]` {
+	if got, err := readJSONBody(chunked, spec.RequestLimits().JSONBodyBytes); err != nil || string(got) != `[1,2]` {
 		t.Fatalf("unknown length: got %q, %v", got, err)
 	}
 }
