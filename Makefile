@@ -64,11 +64,11 @@ go-test: ## unit and integration tests with the race detector
 # variant where it has latitude is passed. Without -race: 44 driven runs of
 # a one-caller model (the mock's concurrency is go-test's).
 model-proof: ## the reference model against every mutant only it kills, every valid variant and lost answers (~30 s)
-	go test -count=1 -run 'TestModel(Kills|Passes)|TestLostAnswers' ./conformance/model/
+	go test -count=1 -run 'TestModel(Kills|Passes)|TestLostAnswers' ./conformance/refmodel/
 
 # Fuzz targets as package:Target. A crasher the fuzzer finds is written to
 # the package's testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
-FUZZ_TARGETS := ./mockserver:FuzzRequests ./mockserver:FuzzCheckJSON ./mockserver:FuzzMultipartCreate ./conformance/judge:FuzzReadStream ./fixtures:FuzzDecodeSet ./recording:FuzzObserve ./conformance/bound:FuzzEventBound
+FUZZ_TARGETS := ./mockserver:FuzzRequests ./mockserver:FuzzCheckJSON ./mockserver:FuzzMultipartCreate ./judge:FuzzReadStream ./fixtures:FuzzDecodeSet ./recording:FuzzObserve ./bound:FuzzEventBound
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -1,4 +1,4 @@
-// The conformance suite's HTML report (conformance/report/report.html) in
+// The conformance suite's HTML report (report/report.html) in
 // Chromium: it opens with the failures, its filter hides and shows checks
 // by outcome and area, and without JavaScript every check shows.
 'use strict';

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"contractkit/conformance/report"
+	"contractkit/report"
 	"contractkit/spec"
 )
 

@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/judge"
 	"contractkit/fixtures"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

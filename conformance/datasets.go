@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"slices"
 
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"

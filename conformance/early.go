@@ -10,8 +10,8 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

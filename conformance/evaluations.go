@@ -10,9 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
 	"contractkit/fixtures"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

@@ -8,10 +8,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"contractkit/conformance/exchange"
 	"contractkit/conformance/explore"
-	"contractkit/conformance/judge"
-	"contractkit/conformance/model/drive"
+	"contractkit/conformance/refmodel/drive"
+	"contractkit/exchange"
+	"contractkit/judge"
 )
 
 // The Explore area's reference model phase: the model's sequences (package

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 	"contractkit/internal/envflag"
 )
 

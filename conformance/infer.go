@@ -9,9 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
-	"contractkit/conformance/report"
+	"contractkit/exchange"
+	"contractkit/judge"
+	"contractkit/report"
 )
 
 // The inference reader: an inference request sent and its answer read as a

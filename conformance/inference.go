@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/judge"
+	"contractkit/judge"
 	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"

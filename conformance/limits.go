@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/judge"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"

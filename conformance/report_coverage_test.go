@@ -16,9 +16,9 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance/report"
 	"contractkit/coverage"
 	"contractkit/mockserver"
+	"contractkit/report"
 	"contractkit/spec"
 )
 

@@ -4,8 +4,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/reporters"
 
-	"contractkit/conformance/report"
 	"contractkit/coverage"
+	"contractkit/report"
 )
 
 // What a run hands the report writers (package report): the run's info and

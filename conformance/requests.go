@@ -7,7 +7,7 @@ import (
 	"path"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 	"contractkit/fixtures"
 )
 

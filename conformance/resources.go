@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
-	"contractkit/conformance/report"
+	"contractkit/exchange"
+	"contractkit/judge"
+	"contractkit/report"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"

@@ -12,7 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 	"contractkit/fixtures"
 	"contractkit/spec"
 )

@@ -19,10 +19,10 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance/report"
 	"contractkit/fixtures"
 	"contractkit/internal/mockadmin"
 	"contractkit/mockserver"
+	"contractkit/report"
 )
 
 // The budget's runs (issue #25) against the mock set as a staging

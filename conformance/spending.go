@@ -13,9 +13,9 @@ import (
 
 	"contractkit/conformance/budget"
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
-	"contractkit/conformance/report"
+	"contractkit/exchange"
+	"contractkit/judge"
+	"contractkit/report"
 	"contractkit/spec"
 )
 

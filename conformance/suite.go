@@ -29,11 +29,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"contractkit/conformance/bound"
+	"contractkit/bound"
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
 	"contractkit/conformance/explore"
-	"contractkit/conformance/report"
+	"contractkit/exchange"
+	"contractkit/report"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
 	"contractkit/conformance/explore"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/proxy"
 )
 

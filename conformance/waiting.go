@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"

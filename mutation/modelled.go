@@ -12,7 +12,7 @@ import (
 )
 
 // modelled are the mutants only the suite's reference model can kill
-// (conformance/model): bugs in what an answer says beyond what one
+// (conformance/refmodel): bugs in what an answer says beyond what one
 // sequence wrote into one resource — the effect of a write on other
 // resources, fields computed from others, what each state allows, ids and
 // keys close to real ones, values the reference names refused. Each is

@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"time"
 
-	"contractkit/conformance/bound"
+	"contractkit/bound"
 )
 
 // Bounds are what the proxy waits for and forwards of one answer, the
-// suite's client's bounds (conformance/bound): a target that floods,
+// suite's client's bounds (bound): a target that floods,
 // drips or holds a stream open is cut with the bound's reason, reported as
 // the exchange's finding, and the client is told by a cut answer.
 type Bounds struct {

@@ -113,8 +113,8 @@ func TestTheProxyAndTheRecorderLinkNoTestFramework(t *testing.T) {
 	}{
 		{"contractkit/proxy", false},
 		{"contractkit/recording", false},
-		{"contractkit/conformance/judge", true},
-		{"contractkit/conformance/exchange", true},
+		{"contractkit/judge", true},
+		{"contractkit/exchange", true},
 		{"contractkit/conformance/client", true},
 	} {
 		order, imports := importGraph(t, goTool, c.pkg)
@@ -131,18 +131,18 @@ func TestTheProxyAndTheRecorderLinkNoTestFramework(t *testing.T) {
 // brings it in and the package of ours to change.
 func TestDependencyViolationsNameTheChain(t *testing.T) {
 	imports := map[string][]string{
-		"contractkit/proxy":                {"contractkit/conformance/judge", "fmt"},
-		"contractkit/conformance/judge":    {"contractkit/conformance/explore", "fmt"},
+		"contractkit/proxy":                {"contractkit/judge", "fmt"},
+		"contractkit/judge":                {"contractkit/conformance/explore", "fmt"},
 		"contractkit/conformance/explore":  {"pgregory.net/rapid"},
 		"pgregory.net/rapid":               {"testing"},
 		"github.com/onsi/ginkgo/v2/types":  nil,
 		"github.com/onsi/ginkgo/v2/config": nil,
 	}
-	order := []string{"fmt", "testing", "pgregory.net/rapid", "contractkit/conformance/explore", "contractkit/conformance/judge", "contractkit/proxy", "github.com/onsi/ginkgo/v2/types"}
+	order := []string{"fmt", "testing", "pgregory.net/rapid", "contractkit/conformance/explore", "contractkit/judge", "contractkit/proxy", "github.com/onsi/ginkgo/v2/types"}
 	got := violations(order, imports, "contractkit/proxy", forbiddenFor(false))
 	want := []string{
-		"testing (brought in by contractkit/conformance/explore: contractkit/proxy → contractkit/conformance/judge → contractkit/conformance/explore → pgregory.net/rapid → testing)",
-		"pgregory.net/rapid (brought in by contractkit/conformance/explore: contractkit/proxy → contractkit/conformance/judge → contractkit/conformance/explore → pgregory.net/rapid)",
+		"testing (brought in by contractkit/conformance/explore: contractkit/proxy → contractkit/judge → contractkit/conformance/explore → pgregory.net/rapid → testing)",
+		"pgregory.net/rapid (brought in by contractkit/conformance/explore: contractkit/proxy → contractkit/judge → contractkit/conformance/explore → pgregory.net/rapid)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

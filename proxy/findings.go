@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"contractkit/conformance/judge"
+	"contractkit/judge"
 )
 
 // What the proxy found, as it happens: every finding is printed at once,

@@ -1,6 +1,6 @@
 package proxy
 
-import "contractkit/conformance/exchange"
+import "contractkit/exchange"
 
 // The seam for what else watches the traffic: contract coverage and the
 // recording of fixtures get every finished exchange, and every stream

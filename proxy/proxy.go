@@ -1,9 +1,9 @@
 // Package proxy is the validating proxy (`conformance proxy`): it forwards
 // a client's traffic to a target server unchanged and judges every
 // exchange against the contract with the one judge the conformance suite's
-// checks and its explore phase call (package conformance/judge), printing
+// checks and its explore phase call (package judge), printing
 // each finding as it happens and writing the suite's reports (package
-// conformance/report) on stop. It links no test framework.
+// report) on stop. It links no test framework.
 package proxy
 
 import (
@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"contractkit/conformance/bound"
+	"contractkit/bound"
 	"contractkit/spec"
 )
 

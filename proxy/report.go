@@ -7,8 +7,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance/judge"
-	"contractkit/conformance/report"
+	"contractkit/judge"
+	"contractkit/report"
 )
 
 // The proxy's reports are the suite's: a Ginkgo report with one spec per

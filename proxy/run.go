@@ -11,9 +11,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"contractkit/conformance/report"
 	"contractkit/coverage"
 	"contractkit/recording"
+	"contractkit/report"
 	"contractkit/spec"
 )
 

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 )
 
 // A tap watches one exchange: the request as the handler held it, the

@@ -14,8 +14,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"contractkit/bound"
 	"contractkit/conformance"
-	"contractkit/conformance/bound"
 	"contractkit/internal/version"
 	"contractkit/proxy"
 )

@@ -6,8 +6,8 @@ import (
 	"mime"
 	"net/http"
 
-	"contractkit/conformance/bound"
-	"contractkit/conformance/exchange"
+	"contractkit/bound"
+	"contractkit/exchange"
 	"contractkit/spec"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"contractkit/conformance/bound"
+	"contractkit/bound"
 	"contractkit/internal/hostile"
 )
 

@@ -3,7 +3,7 @@
 // with Retry-After within bounds, records every exchange redacted (the log
 // a check's report shows, with a curl command that reproduces each) and
 // feeds every answer it reads to the run's contract coverage. Every answer
-// is read within bounds (conformance/bound): its headers, its body, an
+// is read within bounds (bound): its headers, its body, an
 // event stream's events, its whole size and its pace, so a server that
 // floods, drips or hangs fails the check with the bound it passed instead
 // of exhausting the suite's memory or time; a server that stopped
@@ -27,9 +27,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"contractkit/conformance/bound"
-	"contractkit/conformance/exchange"
+	"contractkit/bound"
 	"contractkit/coverage"
+	"contractkit/exchange"
 	"contractkit/spec"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 )
 
 const (

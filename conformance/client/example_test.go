@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/judge"
+	"contractkit/judge"
 	"contractkit/mockserver"
 )
 

@@ -3,7 +3,7 @@ package client
 import (
 	"fmt"
 
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 )
 
 // Gate is asked before every request the client sends, in one place (Do

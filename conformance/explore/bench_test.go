@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"contractkit/conformance/judge"
-	"contractkit/conformance/model/drive"
+	"contractkit/conformance/refmodel/drive"
+	"contractkit/judge"
 )
 
 // BenchmarkExplore gives the explore phase's pace against the in-process

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 
 	"pgregory.net/rapid"
 )

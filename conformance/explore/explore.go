@@ -20,8 +20,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

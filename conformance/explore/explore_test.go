@@ -7,7 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"contractkit/conformance/judge"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

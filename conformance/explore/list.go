@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 
 	"pgregory.net/rapid"
 )

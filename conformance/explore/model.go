@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"contractkit/conformance/judge"
 	"contractkit/internal/textcut"
+	"contractkit/judge"
 
 	"golang.org/x/text/unicode/norm"
 )

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
-	refmodel "contractkit/conformance/model"
-	"contractkit/conformance/model/drive"
+	refmodel "contractkit/conformance/refmodel"
+	"contractkit/conformance/refmodel/drive"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

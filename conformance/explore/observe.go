@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 )
 
 // Judging what an answer shows of the sequence's writes and states.

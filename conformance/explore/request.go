@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"contractkit/conformance/client"
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"contractkit/conformance/exchange"
-	"contractkit/conformance/judge"
+	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 

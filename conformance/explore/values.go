@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"contractkit/conformance/exchange"
+	"contractkit/exchange"
 
 	"github.com/brianvoe/gofakeit/v7"
 	"github.com/getkin/kin-openapi/openapi3"

@@ -6,7 +6,7 @@
 //
 // They are the building blocks of the hostile mutants (package mutation,
 // `mockserver --break hostile-...`) and of the bounded-reading tests
-// (package conformance/bound). Every loop here ends: when the client
+// (package bound). Every loop here ends: when the client
 // leaves (the request's context), when a write fails, or at a byte or
 // time cap the caller gives, so a test that forgets to read still ends.
 package hostile

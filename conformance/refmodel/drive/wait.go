@@ -1,0 +1,126 @@
+package drive
+
+import (
+	"slices"
+	"time"
+
+	"contractkit/conformance/refmodel"
+	"contractkit/judge"
+)
+
+// reads are the operations that read one resource of a kind by its id:
+// the driver's way to see a state (kinds without a state need none).
+var reads = map[string]string{"model_id": "getModel", "evaluation_id": "getEvaluation", "dataset_id": "getDataset"}
+
+// pollEvery is the pause between two reads while a state is awaited.
+const pollEvery = 150 * time.Millisecond
+
+// read reads the resource id of kind with the first key and returns the
+// status its answer shows ("" none).
+func (d *driver) read(kind, id string) string { return d.readAs(refmodel.KeyA, kind, id) }
+
+// readAs reads a resource of kind with the key of account k.
+func (d *driver) readAs(k refmodel.Key, kind, id string) string {
+	op := reads[kind]
+	if op == "" || id == "" {
+		return ""
+	}
+	a := d.do(refmodel.Call{Op: op, Key: k, Path: map[string]string{kind: id}})
+	body, _ := a.Body.(map[string]any)
+	data, _ := body["data"].(map[string]any)
+	s, _ := data["status"].(string)
+	return s
+}
+
+// await reads each resource ids of kind until its status is one of want,
+// at most MaxWait in all and never past the run's context: a state that
+// never comes is not waited for longer (the tour then meets what there
+// is, and says so in its counts).
+func (d *driver) await(kind string, ids []string, want []string) {
+	d.awaitAs(refmodel.KeyA, kind, ids, want)
+}
+
+// awaitAs is await with the key of account k (whose resources they are).
+func (d *driver) awaitAs(k refmodel.Key, kind string, ids []string, want []string) {
+	until := time.Now().Add(d.cfg.MaxWait)
+	pending := slices.Clone(ids)
+	for len(pending) > 0 && !d.stopped() {
+		var still []string
+		for _, id := range pending {
+			if s := d.readAs(k, kind, id); id != "" && s != "" && !slices.Contains(want, s) {
+				still = append(still, id)
+			}
+		}
+		pending = still
+		if len(pending) == 0 || time.Now().After(until) {
+			return
+		}
+		t := time.NewTimer(pollEvery)
+		select {
+		case <-t.C:
+		case <-d.ctx.Done():
+			t.Stop()
+		}
+	}
+}
+
+// confirm replays the call of step, whose answer broke fs only if no state
+// moved unseen: the resources it names are read first (the model learns
+// their states), then the call is sent again. A finding is confirmed when
+// the replay breaks the same prediction (firm or again timing),
+// unconfirmed otherwise.
+func (d *driver) confirm(step int, fs []judge.Finding) {
+	d.replay = true
+	defer func() { d.replay = false }()
+	c := d.run.Steps[step].Call
+	for kind, id := range named(c) {
+		d.read(kind, id)
+	}
+	at := len(d.run.Steps)
+	d.do(c)
+	again := map[string]bool{}
+	if at < len(d.run.Steps) {
+		v := d.run.Steps[at].Verdict
+		for _, g := range slices.Concat(v.Findings, v.Timing) {
+			again[g.Key()] = true
+		}
+	} else {
+		at = -1 // the run ended before the replay
+	}
+	for _, f := range fs {
+		if again[f.Key()] {
+			d.run.Found = append(d.run.Found, Found{Step: step, Finding: f, Replay: at})
+		} else {
+			d.run.Unconfirmed = append(d.run.Unconfirmed, Found{Step: step, Finding: f, Replay: at})
+		}
+	}
+}
+
+// named are the resources a call names by id that have a read: in its
+// path, its query or its body.
+func named(c refmodel.Call) map[string]string {
+	out := map[string]string{}
+	body, _ := c.Body.(map[string]any)
+	for kind := range reads {
+		switch {
+		case c.Path[kind] != "":
+			out[kind] = c.Path[kind]
+		case c.Query.Get(kind) != "":
+			out[kind] = c.Query.Get(kind)
+		case body[kind] != nil:
+			out[kind] = idText(body[kind])
+		}
+	}
+	return out
+}
+
+// idText is an id a body carries, as text.
+func idText(v any) string {
+	switch id := v.(type) {
+	case string:
+		return id
+	case interface{ String() string }:
+		return id.String()
+	}
+	return ""
+}
