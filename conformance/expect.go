@@ -188,7 +188,7 @@ func (e *env) decided(id string, f func()) {
 	if e.cfg.Strict {
 		Fail(fmt.Sprintf("[decided %s, failing because of --strict]\n%s", id, err.Error()), 1)
 	}
-	d := report.Difference{Decision: id, Message: strings.TrimSpace(err.Error())}
+	d := report.Difference{Decision: id, What: strings.TrimSpace(err.Error())}
 	if e.culprit != nil {
 		d.Curl = e.culprit.Curl
 	}

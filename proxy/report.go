@@ -79,8 +79,13 @@ func (o *opLog) spec(target string, strict bool) types.SpecReport {
 			fmt.Fprintf(&failure, "[decided %s, failing because of --strict]\n%s", decisionName(id), msg)
 			continue
 		}
+		values := make(judge.Findings, len(fs))
+		for i, f := range fs {
+			values[i] = f.Finding
+		}
 		sr.ReportEntries = append(sr.ReportEntries, report.DecidedEntry(report.Difference{
-			Decision: decisionName(id), Message: strings.TrimSpace(msg), Curl: fs[0].Curl,
+			Decision: decisionName(id), What: "the answers differ from the contract as written",
+			Findings: values, Curl: fs[0].Curl, Line: fs[0].Line,
 		}, o.last))
 	}
 	if c := o.kept(ClientFault); len(c) > 0 {
