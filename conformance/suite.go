@@ -33,7 +33,9 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/explore"
 	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/report"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -207,15 +209,21 @@ type env struct {
 	final     types.Report
 	// leaks lists resources cleanup could not remove.
 	leaks []string
-	// culprit is the exchange of the last failed judgement, for the
-	// reproduction of a decided difference.
-	culprit *exchange.Exchange
+	// basis is what the running check's own expectations rest on
+	// (expect.go).
+	basis basis
+	// setupJudged are the findings in the answers BeforeSuite read,
+	// reported with the clean-up's (sweepIn).
+	setupJudged []client.Judged
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
 	// spend is the run's budget, the client's gate (spending.go), and
 	// withheldWhy the reason of the last request it withheld.
 	spend       *spending
 	withheldWhy string
+	// judge is the one judge, made from the contract: the client judges
+	// every answer it reads with it (expect.go).
+	judge *judge.Judge
 	// reg is the spec tree as registered, early what BeforeSuite started
 	// ahead of the checks that wait longest (early.go).
 	reg   registry
@@ -223,12 +231,14 @@ type env struct {
 }
 
 func newEnv(cfg Config) *env {
-	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}, spend: newSpending(cfg.Budget)}
+	j := judge.New(spec.Strict(), spec.Declared())
+	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}, spend: newSpending(cfg.Budget, j), judge: j}
 	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
 	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
 		e.client = client.New(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
 		e.client.SetGate(e.spend)
+		e.client.SetJudge(j)
 		stream := bound.Stream
 		stream.Idle, stream.Duration = e.streamIdle(), max(cfg.Timeout, time.Second)
 		e.client.SetLimits(bound.Body, stream)
@@ -377,6 +387,11 @@ func (e *env) register() {
 		AddReportEntry(report.EntryRun, newRunInfo(e.cfg))
 		e.reuseModel(ctx)
 		e.startEarly(ctx)
+		if e.client != nil {
+			// The set-up's answers are judged at the end (a failure
+			// here would skip every check): kept aside until then.
+			e.setupJudged, _ = e.client.Sweep()
+		}
 	})
 	AfterSuite(func(ctx SpecContext) {
 		if e.client != nil {
@@ -386,6 +401,7 @@ func (e *env) register() {
 		e.confirmLeft(ctx)
 		e.addCoverageEntry() // last, so that the clean-up's answers count too
 		e.addSpendEntry()
+		e.sweepIn("the run's set-up or clean-up", e.setupJudged)
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 

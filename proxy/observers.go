@@ -46,6 +46,7 @@ func (o RecordingObserver) Observe(x *Exchange) {
 		Method: x.Method, Path: x.Path, RawQuery: x.RawQuery,
 		RequestHeader: x.RequestHeader, RequestBody: x.RequestBody,
 		Status: x.Status, ResponseHeader: x.ResponseHeader, ResponseBody: x.ResponseBody,
+		Verdict: x.Verdict, Judged: true,
 	})
 }
 

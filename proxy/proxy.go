@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"contractkit/bound"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 
@@ -52,11 +53,15 @@ type Proxy struct {
 	// header wait they set.
 	bounds Bounds
 	tr     *http.Transport
+	// judge judges every exchange (SetJudge): the one judge, made from
+	// the embedded contract unless set.
+	judge *judge.Judge
 }
 
 // New returns a proxy to target that prints and keeps its findings in lg.
 func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
-	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		judge: judge.New(spec.Strict(), spec.Declared())}
 	tr := boundTransport()
 	p.tr = tr
 	// The answer passes unchanged: the proxy never asks for a compression
@@ -78,6 +83,10 @@ func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
 	p.SetBounds(DefaultBounds)
 	return p
 }
+
+// SetJudge makes j judge every exchange from now on (a judge of another
+// contract than the embedded one, say). Call it before serving.
+func (p *Proxy) SetJudge(j *judge.Judge) { p.judge = j }
 
 // Wait waits for the exchanges in flight to finish, at most d; it reports
 // whether they did.

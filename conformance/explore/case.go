@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -243,7 +244,9 @@ func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
 		if x.Status/100 == 2 {
 			c.compareStored(x, r, data, "a later read by id", false)
 			c.observe(x, r, data, false)
-		} else if x.Status/100 == 4 {
+		} else if x.Status/100 == 4 && x.Status != http.StatusTooManyRequests {
+			// A 429 the client could not wait out (the phase's deadline
+			// came first) leaves the property unjudged.
 			c.x.violate(c, finding{prop: PropStored, x: x,
 				what:   fmt.Sprintf("%s: a resource just written cannot be read", get.ID),
 				detail: fmt.Sprintf("%s %s was written and then answered %d", k.param, r.id, x.Status),
@@ -366,7 +369,7 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 		stop := time.AfterFunc(exploreStreamRead, cancel)
 		defer stop.Stop()
 		s := judge.ReadStream(resp.Body, exploreStreamRead, cancel)
-		c.x.host.Client().Finish(x, s.Raw, nil)
+		c.x.host.Client().FinishStream(x, s, s.Err != nil)
 		c.record(x)
 		// A stream the phase stopped reading is judged by the events it
 		// had sent: its end is unknown.

@@ -162,9 +162,11 @@ type outcome struct {
 // explorer runs the phase once.
 type explorer struct {
 	host Host
-	cfg  Config
-	cat  *catalog
-	ctx  context.Context
+	// judge is the one judge, the client's (properties.go).
+	judge *judge.Judge
+	cfg   Config
+	cat   *catalog
+	ctx   context.Context
 	// seed draws the sequences; budget bounds the requests spent
 	// exploring (spent); shrinking is bounded by time (shrinkSpent counts
 	// its requests) and deadline ends the phase.
@@ -209,6 +211,9 @@ func newExplorer(ctx context.Context, host Host, cfg Config) *explorer {
 		x.outcomes[p.id] = &outcome{decided: map[string][]finding{}}
 	}
 	x.deadline = time.Now().Add(exploreTime)
+	if x.judge = host.Client().Judge(); x.judge == nil {
+		x.judge = judge.New(spec.Strict(), spec.Declared())
+	}
 	return x
 }
 
@@ -271,6 +276,13 @@ func (x *explorer) violate(c *exploreCase, f finding) {
 	steps := append([]step(nil), c.steps...)
 	x.recent = append(x.recent, failure{finding: f, steps: steps})
 	c.t.Fatalf("%s: %s", f.prop, f.what)
+}
+
+// shown reports whether the break is one an answer shows by itself, the
+// one judge's: the envelope, the schema, a stream's rules, a request the
+// contract refuses served. A replay is no test of those.
+func (f failure) shown() bool {
+	return f.prop == PropDocumented || len(f.fs.Rule(judge.RuleServedInvalid)) > 0
 }
 
 // tally counts the answers of an operation by status.
