@@ -212,8 +212,8 @@ type env struct {
 	// basis is what the running check's own expectations rest on
 	// (expect.go).
 	basis basis
-	// setupJudged are the findings in the answers BeforeSuite read,
-	// reported with the clean-up's (sweepIn).
+	// setupJudged are the findings in the answers BeforeSuite and the
+	// skipped checks read, reported with the clean-up's (sweepIn).
 	setupJudged []client.Judged
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
@@ -390,7 +390,8 @@ func (e *env) register() {
 		if e.client != nil {
 			// The set-up's answers are judged at the end (a failure
 			// here would skip every check): kept aside until then.
-			e.setupJudged, _ = e.client.Sweep()
+			judged, _ := e.client.Sweep()
+			e.setupJudged = append(e.setupJudged, judged...)
 		}
 	})
 	AfterSuite(func(ctx SpecContext) {
@@ -401,7 +402,7 @@ func (e *env) register() {
 		e.confirmLeft(ctx)
 		e.addCoverageEntry() // last, so that the clean-up's answers count too
 		e.addSpendEntry()
-		e.sweepIn("the run's set-up or clean-up", e.setupJudged)
+		e.sweepIn("the run's set-up, a skipped check or the clean-up", e.setupJudged)
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 
