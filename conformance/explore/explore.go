@@ -183,7 +183,7 @@ type explorer struct {
 	// limited the answers rate-limited past the client's waits, on which
 	// no property was judged.
 	requests, cases, limited int
-	outcomes        map[string]*outcome
+	outcomes                 map[string]*outcome
 	// hunted are the properties already found: their breaks no longer
 	// end a sequence.
 	hunted map[string]bool
