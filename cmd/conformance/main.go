@@ -2,7 +2,7 @@
 // thin wrapper over package contractkit/conformance, which parses the flags
 // (conformance.ParseFlags) and runs the suite: see --help, and the exit
 // statuses there (0 pass, 1 fail, 2 usage, 3 unreachable). Its subcommand
-// `conformance proxy` is the validating proxy (package contractkit/proxy).
+// `conformance proxy` is the validating proxy (package contractkit/proxy/proxycmd).
 package main
 
 import (
@@ -17,7 +17,7 @@ import (
 	"contractkit/bound"
 	"contractkit/conformance"
 	"contractkit/internal/version"
-	"contractkit/proxy"
+	"contractkit/proxy/proxycmd"
 )
 
 // Exit statuses: the suite's own.
@@ -82,7 +82,7 @@ func (m *Main) Run() int {
 func runProxy(args []string) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	m := &proxy.Main{Stdout: os.Stdout, Signals: sig}
+	m := &proxycmd.Main{Stdout: os.Stdout, Signals: sig}
 	if err := m.ParseFlags(args, os.Getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass

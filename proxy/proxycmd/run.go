@@ -1,4 +1,10 @@
-package proxy
+// Package proxycmd is the command `conformance proxy`: the validating
+// proxy's core (package proxy) wired to its flags, to the observers that
+// feed the contract coverage and the recording of fixtures, and to the
+// report files written on stop. It is apart from the core so that the core
+// links no recorder (the mock's text extraction, a PDF library), no
+// coverage recorder and no flag parsing; cmd/conformance runs it.
+package proxycmd
 
 import (
 	"context"
@@ -9,9 +15,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"contractkit/coverage"
+	"contractkit/proxy"
 	"contractkit/recording"
 	"contractkit/report"
 	"contractkit/spec"
@@ -38,8 +43,9 @@ type Main struct {
 	Signals <-chan os.Signal
 	// Addr, when set, receives the address listened on (tests).
 	Addr chan<- string
-	// Observers get every exchange (coverage, recording).
-	Observers []Observer
+	// Observers get every exchange, besides the coverage and the
+	// recording the flags ask for.
+	Observers []proxy.Observer
 
 	opts Options
 }
@@ -59,15 +65,15 @@ func (m *Main) Run() int {
 		fmt.Fprintf(m.Stdout, "conformance proxy: %v\n", err)
 		return ExitUsage
 	}
-	lg := NewLog(m.Stdout)
+	lg := proxy.NewLog(m.Stdout)
 	cov := coverage.New(spec.Strict())
-	observers := append([]Observer{CoverageObserver{cov}}, m.Observers...)
+	observers := append([]proxy.Observer{CoverageObserver{cov}}, m.Observers...)
 	var rec *recording.Recorder
 	if m.opts.Record != "" {
 		rec = recording.New()
 		observers = append(observers, RecordingObserver{rec})
 	}
-	p := New(m.opts.Target, lg, observers...)
+	p := proxy.New(m.opts.Target, lg, observers...)
 	p.SetBounds(m.opts.Bounds)
 	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	start := time.Now()
@@ -93,20 +99,14 @@ func (m *Main) Run() int {
 }
 
 // stop writes the reports and the summary and says how the run ended.
-func (m *Main) stop(lg *Log, start time.Time, cov *coverage.Recorder, rec *recording.Recorder) int {
-	end := time.Now()
-	r := lg.Report(m.opts.Target.String(), m.opts.Strict, start, end)
+func (m *Main) stop(lg *proxy.Log, start time.Time, cov *coverage.Recorder, rec *recording.Recorder) int {
+	r := lg.Report(m.opts.Target.String(), m.opts.Strict, start, time.Now())
+	r.Info = report.NewRunInfo(m.opts.flagLine())
 	covReport := cov.Report()
-	r.SpecReports = append(r.SpecReports, types.SpecReport{
-		LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStatePassed, StartTime: end, EndTime: end,
-		ReportEntries: types.ReportEntries{report.CoverageEntry(covReport, end)},
-	})
-	ro := report.Options{
-		BaseURL: m.opts.Target.String(), JSON: m.opts.JSON, JUnit: m.opts.JUnit, HTML: m.opts.HTML,
-		Coverage: m.opts.Coverage, Strict: m.opts.Strict, Info: report.NewRunInfo(m.opts.flagLine()),
-	}
+	r.Coverage = &covReport
+	ro := report.Options{JSON: m.opts.JSON, JUnit: m.opts.JUnit, HTML: m.opts.HTML, Coverage: m.opts.Coverage}
 	status := ExitPass
-	if err := report.WriteReports(r, ro, &covReport); err != nil {
+	if err := report.WriteReports(r, ro); err != nil {
 		fmt.Fprintf(m.Stdout, "conformance proxy: %v\n", err)
 		status = ExitFail
 	}
@@ -123,9 +123,9 @@ func (m *Main) stop(lg *Log, start time.Time, cov *coverage.Recorder, rec *recor
 	}
 	fmt.Fprintln(m.Stdout, covReport.Line())
 	declared, decided, client := lg.Counts()
-	ops, outside := lg.snapshot()
+	ops, outside := lg.Seen()
 	fmt.Fprintf(m.Stdout, "proxy summary: %d operation(s) seen, %d request(s) outside the contract; %d declared violation(s), %d decided difference(s), %d client fault(s)\n",
-		len(ops), outside, declared, decided, client)
+		ops, outside, declared, decided, client)
 	for _, path := range []string{m.opts.JSON, m.opts.JUnit, m.opts.HTML, m.opts.Coverage} {
 		if path != "" {
 			fmt.Fprintf(m.Stdout, "report: %s\n", path)

@@ -1,4 +1,4 @@
-package proxy
+package proxycmd
 
 import (
 	"encoding/json"
@@ -8,15 +8,16 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"contractkit/fixtures"
 	"contractkit/internal/envflag"
+	"contractkit/proxy"
+	"contractkit/report"
 	"contractkit/spec/spectest"
 )
 
@@ -111,27 +112,26 @@ func TestSIGTERMWritesReportsAndExitStatus(t *testing.T) {
 			if !strings.HasPrefix(out, "proxy listening on http://127.0.0.1:") || !strings.Contains(out, "proxy summary: 2 operation(s) seen") {
 				t.Fatalf("console:\n%s", out)
 			}
-			var r types.Report
+			// The JSON report: the report model, one check per operation,
+			// the coverage, the verdict.
 			raw, err := os.ReadFile(filepath.Join(dir, "r.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var reports []types.Report
-			if err := json.Unmarshal(raw, &reports); err != nil || len(reports) != 1 {
-				t.Fatalf("the JSON report: %v (%d reports)", err, len(reports))
+			r, err := report.ReadJSON(filepath.Join(dir, "r.json"))
+			if err != nil {
+				t.Fatalf("the JSON report: %v", err)
 			}
-			r = reports[0]
-			its, coverageEntry := 0, false
-			for _, sr := range r.SpecReports {
-				if sr.LeafNodeType == types.NodeTypeIt {
-					its++
-				}
-				for _, en := range sr.ReportEntries {
-					coverageEntry = coverageEntry || en.Name == "coverage"
-				}
+			if len(r.Checks) != 2 || r.Coverage == nil || r.Coverage.Totals.OperationsCalled != 2 || r.Succeeded != (c.want == ExitPass) ||
+				r.Suite != proxy.Suite || !slices.Contains(r.Info.Flags, "proxy") {
+				t.Fatalf("JSON report: %d checks (want one per operation: 2), coverage %v, succeeded %v, suite %q, flags %q",
+					len(r.Checks), r.Coverage, r.Succeeded, r.Suite, r.Info.Flags)
 			}
-			if its != 2 || !coverageEntry || r.SuiteSucceeded != (c.want == ExitPass) {
-				t.Fatalf("JSON report: %d checks (want one per operation: 2), coverage entry %v, succeeded %v", its, coverageEntry, r.SuiteSucceeded)
+			if c.name == "decided difference" {
+				i := slices.IndexFunc(r.Checks, func(c report.Check) bool { return c.State == report.DecidedDiffers })
+				if i < 0 || len(r.Checks[i].Differences) != 1 || len(r.Checks[i].Differences[0].Findings) == 0 {
+					t.Errorf("no decided difference as a value: %+v", r.Checks)
+				}
 			}
 			// The contract coverage: its line on stop and its file; the
 			// recording: a fixture set.
@@ -190,7 +190,7 @@ func TestFlags(t *testing.T) {
 			t.Errorf("--help lacks --%s or its variable", f.name)
 		}
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,5 +205,24 @@ func TestFlags(t *testing.T) {
 	}
 	if code := m.Run(); code != ExitUsage {
 		t.Fatalf("an address that cannot be listened on: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+func TestBoundFlags(t *testing.T) {
+	env := map[string]string{"CONFORMANCE_PROXY_TARGET": "http://127.0.0.1:9", "CONFORMANCE_PROXY_STREAM_IDLE": "5s", "CONFORMANCE_PROXY_MAX_ANSWER": "4"}
+	o, err := ParseFlags([]string{"--stream-duration", "1m", "--answer-timeout", "7s"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (proxy.Bounds{Answer: 4 << 20, StreamIdle: 5 * time.Second, StreamDuration: time.Minute, AnswerTimeout: 7 * time.Second}); o.Bounds != want {
+		t.Errorf("bounds got %+v, want %+v", o.Bounds, want)
+	}
+	if o, _ := ParseFlags([]string{"--target", "http://x"}, func(string) string { return "" }, io.Discard); o.Bounds != proxy.DefaultBounds {
+		t.Errorf("default bounds got %+v, want %+v", o.Bounds, proxy.DefaultBounds)
+	}
+	for _, bad := range [][]string{{"--max-answer", "0"}, {"--stream-idle", "0s"}, {"--answer-timeout", "-1s"}} {
+		if _, err := ParseFlags(append([]string{"--target", "http://x"}, bad...), func(string) string { return "" }, io.Discard); err == nil {
+			t.Errorf("%q: no usage error", bad)
+		}
 	}
 }

@@ -1,12 +1,13 @@
-package proxy
+package proxycmd
 
 import (
 	"contractkit/coverage"
+	"contractkit/proxy"
 	"contractkit/recording"
 )
 
-// The two observers the command wires (observer.go is the seam): the
-// contract coverage of the traffic, and its recording as fixtures.
+// The two observers the command wires (the core's Observer is the seam):
+// the contract coverage of the traffic, and its recording as fixtures.
 
 // CoverageObserver feeds a coverage.Recorder: every answer's status and
 // fields, and every stream chunk as it passes.
@@ -16,7 +17,7 @@ type CoverageObserver struct{ R *coverage.Recorder }
 // they passed (ObserveEvent), so only its status is recorded here; an
 // answer cut at the proxy's bound or by a client that left shows its
 // status, not its fields.
-func (c CoverageObserver) Observe(x *Exchange) {
+func (c CoverageObserver) Observe(x *proxy.Exchange) {
 	if x.Status == 0 {
 		return
 	}
@@ -38,7 +39,7 @@ func (c CoverageObserver) ObserveEvent(method, path string, data []byte) {
 type RecordingObserver struct{ R *recording.Recorder }
 
 // Observe records x when it is whole.
-func (o RecordingObserver) Observe(x *Exchange) {
+func (o RecordingObserver) Observe(x *proxy.Exchange) {
 	if x.Status == 0 || x.LeftByClient || x.RequestBodyCut || x.ResponseBodyCut {
 		return
 	}

@@ -1,4 +1,4 @@
-package proxy
+package proxycmd
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"contractkit/internal/envflag"
+	"contractkit/proxy"
 )
 
 // Options are the proxy's command line.
@@ -30,7 +31,7 @@ type Options struct {
 	// Strict fails the run on decided differences too.
 	Strict bool
 	// Bounds bound every answer that passes.
-	Bounds Bounds
+	Bounds proxy.Bounds
 }
 
 // DefaultListen is where the proxy listens without --listen.
@@ -41,16 +42,16 @@ type flagSpec struct{ name, arg, help string }
 var flagSpecs = []flagSpec{
 	{"listen", "HOST:PORT", "where the proxy listens (default " + DefaultListen + "; port 0 picks a free one)"},
 	{"target", "URL", "the server the traffic goes to; the API lives under /api/v1 (required)"},
-	{"json", "FILE", "on stop, write a Ginkgo JSON report"},
+	{"json", "FILE", "on stop, write a JSON report (the suite's format, schema contractkit/report/v1)"},
 	{"junit", "FILE", "on stop, write a JUnit XML report"},
 	{"html", "FILE", "on stop, write an HTML report"},
 	{"coverage", "FILE", "on stop, write the contract coverage of the traffic as JSON"},
 	{"record", "DIR", "on stop, write what passed as a fixture set (mockserver --fixtures DIR)"},
 	{"strict", "", "also fail on decided (not declared) differences"},
-	{"max-answer", "MIB", fmt.Sprintf("cut an answer over MIB MiB (default %d), a finding", DefaultMaxAnswer>>20)},
-	{"stream-idle", "D", fmt.Sprintf("cut a stream that sends no event for D (default %s), a finding", DefaultStreamIdle)},
-	{"stream-duration", "D", fmt.Sprintf("cut an answer still going after D (default %s), a finding", DefaultStreamDuration)},
-	{"answer-timeout", "D", fmt.Sprintf("answer 502 when the target sends no headers within D (default %s)", DefaultAnswerTimeout)},
+	{"max-answer", "MIB", fmt.Sprintf("cut an answer over MIB MiB (default %d), a finding", proxy.DefaultMaxAnswer>>20)},
+	{"stream-idle", "D", fmt.Sprintf("cut a stream that sends no event for D (default %s), a finding", proxy.DefaultStreamIdle)},
+	{"stream-duration", "D", fmt.Sprintf("cut an answer still going after D (default %s), a finding", proxy.DefaultStreamDuration)},
+	{"answer-timeout", "D", fmt.Sprintf("answer 502 when the target sends no headers within D (default %s)", proxy.DefaultAnswerTimeout)},
 }
 
 // envPrefix starts the environment variable of every flag.
@@ -72,12 +73,12 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.StringVar(&o.Coverage, "coverage", "", "")
 	fs.StringVar(&o.Record, "record", "", "")
 	fs.BoolVar(&o.Strict, "strict", false, "")
-	maxAnswer := int64(DefaultMaxAnswer >> 20)
+	maxAnswer := int64(proxy.DefaultMaxAnswer >> 20)
 	fs.Int64Var(&maxAnswer, "max-answer", maxAnswer, "")
-	o.Bounds = DefaultBounds
-	fs.DurationVar(&o.Bounds.StreamIdle, "stream-idle", DefaultStreamIdle, "")
-	fs.DurationVar(&o.Bounds.StreamDuration, "stream-duration", DefaultStreamDuration, "")
-	fs.DurationVar(&o.Bounds.AnswerTimeout, "answer-timeout", DefaultAnswerTimeout, "")
+	o.Bounds = proxy.DefaultBounds
+	fs.DurationVar(&o.Bounds.StreamIdle, "stream-idle", proxy.DefaultStreamIdle, "")
+	fs.DurationVar(&o.Bounds.StreamDuration, "stream-duration", proxy.DefaultStreamDuration, "")
+	fs.DurationVar(&o.Bounds.AnswerTimeout, "answer-timeout", proxy.DefaultAnswerTimeout, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeUsage(out)
@@ -166,7 +167,7 @@ cut, its client sees the connection end, and the bound is the exchange's finding
 Exit status: 0 no declared violation was seen (with --strict: no violation at
 all); 1 a violation was seen; 2 a usage error or the address cannot be listened on.
 A request the contract refuses is the client's fault: reported, never failing.
-`, maxHeldRequest()>>20, MaxHeldAnswer>>20)
+`, proxy.MaxHeldRequest()>>20, proxy.MaxHeldAnswer>>20)
 	io.WriteString(out, b.String())
 }
 
@@ -184,7 +185,7 @@ func (o Options) flagLine() []string {
 	if o.Strict {
 		out = append(out, "--strict")
 	}
-	if o.Bounds != DefaultBounds && o.Bounds != (Bounds{}) {
+	if o.Bounds != proxy.DefaultBounds && o.Bounds != (proxy.Bounds{}) {
 		out = append(out, fmt.Sprintf("--max-answer=%d", o.Bounds.Answer>>20), "--stream-idle="+o.Bounds.StreamIdle.String(),
 			"--stream-duration="+o.Bounds.StreamDuration.String(), "--answer-timeout="+o.Bounds.AnswerTimeout.String())
 	}
