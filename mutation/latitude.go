@@ -155,7 +155,7 @@ func rewriteFormField(x *Exchange, field string, f func(string) string) {
 		return
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody+1))
-	if err != nil || len(raw) > maxRewrittenBody {
+	if err != nil || int64(len(raw)) > maxRewrittenBody {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), r.Body))
 		return
 	}
