@@ -64,6 +64,9 @@ type Store struct {
 	// one version is still right while the version has not moved.
 	version atomic.Uint64
 
+	// log, when set, receives a record of every change (SetLog).
+	log Log
+
 	mu       sync.RWMutex // guards accounts and blocks
 	accounts map[string]*Account
 	// blocks is the number of id blocks handed out: the next new account
@@ -115,7 +118,7 @@ func (s *Store) Account(name string) *Account {
 		a = s.newAccount(name, s.blocks)
 		s.blocks++
 		s.accounts[name] = a
-		s.touch()
+		a.commitWhole()
 	}
 	return a
 }
@@ -129,13 +132,26 @@ func (s *Store) Reset(name string) *Account {
 	block := s.blocks
 	if old := s.accounts[name]; old != nil {
 		block = old.block
+		// A request that holds the old account may still change it:
+		// those changes are lost with it, so they are not logged.
+		old.mu.Lock()
+		old.replaced = true
+		old.mu.Unlock()
 	} else {
 		s.blocks++
 	}
 	a := s.newAccount(name, block)
 	s.accounts[name] = a
-	s.touch()
+	a.commitWhole()
 	return a
+}
+
+// commitWhole records the whole account (created or reset); the caller
+// holds s.mu, so no request has the account yet.
+func (a *Account) commitWhole() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.commit(change{Whole: ptr(a.snapshotLocked())})
 }
 
 func (s *Store) newAccount(name string, block int64) *Account {
@@ -167,7 +183,11 @@ type Account struct {
 	// lastSeq is the last conversation sequence number handed out.
 	lastSeq int64
 	// uuids counts the UUIDs handed out (conversations, messages, threads).
-	uuids         uint64
+	uuids uint64
+	// logSeq is the sequence number of the account's last state log record.
+	logSeq uint64
+	// replaced says Reset replaced the account: its changes are not logged.
+	replaced      bool
 	models        map[int64]*model
 	datasets      map[int64]*dataset
 	conversations map[string]*conversation
@@ -208,8 +228,10 @@ func (a *Account) Clock() *lifecycle.OffsetClock { return a.clock }
 
 // Advance moves the account's clock forward by d (admin control).
 func (a *Account) Advance(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.clock.Advance(d)
-	a.store.touch()
+	a.commit(change{})
 }
 
 // FinishAll advances the clock far enough for every running training and
