@@ -80,7 +80,7 @@ type removed struct {
 }
 
 // commit records a change of the account: the store's version moves (the
-// answer caches, the saver's signal) and, with a log, the change is
+// answers encoded ahead are stale) and, with a log, the change is
 // appended. The caller holds a.mu and has made the change. An account that
 // was reset meanwhile is no longer the store's: its changes are not kept.
 func (a *Account) commit(c change) {

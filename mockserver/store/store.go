@@ -56,12 +56,9 @@ const idsPerAccount = 1_000_000_000
 // Reset.
 type Store struct {
 	cfg Config
-	// changed receives a value (without blocking) after every change, for
-	// whoever persists the store; its buffer of one coalesces bursts.
-	changed chan struct{}
 
-	// version counts the changes signalled by touch: an answer encoded at
-	// one version is still right while the version has not moved.
+	// version counts the changes (touch): an answer encoded at one version
+	// is still right while the version has not moved.
 	version atomic.Uint64
 
 	// log, when set, receives a record of every change (SetLog).
@@ -79,21 +76,11 @@ func New(cfg Config) *Store {
 	if cfg.Clock == nil {
 		cfg.Clock = lifecycle.SystemClock{}
 	}
-	return &Store{cfg: cfg, accounts: map[string]*Account{}, changed: make(chan struct{}, 1)}
+	return &Store{cfg: cfg, accounts: map[string]*Account{}}
 }
 
-// Changed signals after changes to any account (creation, reset, any write,
-// a clock advance). Several changes may be signalled once; a reader that
-// then takes a Snapshot sees all of them.
-func (s *Store) Changed() <-chan struct{} { return s.changed }
-
-func (s *Store) touch() {
-	s.version.Add(1)
-	select {
-	case s.changed <- struct{}{}:
-	default: // a signal is already pending
-	}
-}
+// touch moves the version after a change.
+func (s *Store) touch() { s.version.Add(1) }
 
 // Has reports whether the account named name exists (created or restored).
 func (s *Store) Has(name string) bool {
