@@ -83,9 +83,13 @@ func (s *Server) openState() error {
 			return fmt.Errorf("state file %s: %w (%s)", path, err, leave)
 		}
 	}
-	records := 0
+	// The logs' sequence numbers grow from one file to the next; the
+	// snapshot may hold some of their records already (it was written
+	// while they were appended, or before the folded log was removed):
+	// Apply skips those.
+	records, logged := 0, uint64(0)
 	for _, log := range []string{p.prevPath, p.logPath} {
-		r, err := wal.Replay(log, last, s.store.Apply)
+		r, err := wal.Replay(log, logged, s.store.Apply)
 		if err != nil {
 			return fmt.Errorf("%w (%s)", err, leave)
 		}
@@ -94,8 +98,9 @@ func (s *Server) openState() error {
 				"file", log, "offset", r.TornAt, "bytes", r.TornBytes)
 		}
 		records += r.Records
-		last = r.Last
+		logged = r.Last
 	}
+	last = max(last, logged)
 	if data != nil || records > 0 {
 		s.log.Info("state restored", "file", path, "bytes", len(data), "log_records", records)
 	}

@@ -242,9 +242,10 @@ func TestCorruptRecordStopsTheStart(t *testing.T) {
 	}
 }
 
-// TestLogFoldsIntoSnapshot: once the log has grown past its threshold it
-// is folded into the snapshot in the background (the log starts over,
-// the snapshot holds its changes); SaveState does it at once.
+// TestLogFoldsIntoSnapshot: once the log has grown past its threshold (at
+// least the snapshot's size) it is folded into the snapshot in the
+// background: the snapshot holds its changes, the log starts over and the
+// folded one is removed. SaveState folds at once.
 func TestLogFoldsIntoSnapshot(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	ts := newTestServer(t, withoutFixtures(), withConfig(func(c *Config) { c.StateFile = path; c.CompactBytes = 1 }))
@@ -256,22 +257,22 @@ func TestLogFoldsIntoSnapshot(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	// The first snapshot is small (no fixtures): a few datasets pass it.
-	snap, _ := os.ReadFile(path)
-	var last store.DatasetView
-	for i := 0; int64(i) < 1+int64(len(snap))/100; i++ {
-		last = c.createDataset(fmt.Sprint("folded ", i), fixtureFile(t, "pricing.json"))
+	// Without fixtures the first snapshot is a few hundred bytes: the
+	// first dataset's record (its file's 2.5 kB of text) is past it.
+	first := c.createDataset("folded", fixtureFile(t, "pricing.json"))
+	holds := func(name string) bool {
+		data, _ := os.ReadFile(path)
+		return bytes.Contains(data, []byte(fmt.Sprintf(`"name":%q`, name)))
 	}
 	folded := func() bool {
-		data, _ := os.ReadFile(path)
 		_, err := os.Stat(path + prevSuffix)
-		return bytes.Contains(data, []byte(fmt.Sprintf(`"name":%q`, last.Name))) && errors.Is(err, os.ErrNotExist)
+		return holds(first.Name) && errors.Is(err, os.ErrNotExist)
 	}
 	for deadline := time.Now().Add(10 * time.Second); !folded() && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond) // polled, as Eventually does: the fold runs in the background
 	}
-	if data, _ := os.ReadFile(path); !bytes.Contains(data, []byte(fmt.Sprintf(`"name":%q`, last.Name))) {
-		t.Fatalf("the snapshot does not hold %q after the log passed its threshold", last.Name)
+	if !holds(first.Name) {
+		t.Fatalf("the snapshot does not hold %q after the log passed its threshold", first.Name)
 	}
 	if _, err := os.Stat(path + prevSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the folded log %s is still there (%v)", path+prevSuffix, err)
@@ -284,7 +285,7 @@ func TestLogFoldsIntoSnapshot(t *testing.T) {
 	if n := logSize(); n != 0 {
 		t.Errorf("after SaveState the log holds %d bytes, want none", n)
 	}
-	if data, _ := os.ReadFile(path); !bytes.Contains(data, []byte(`"name":"saved now"`)) {
+	if !holds("saved now") {
 		t.Error("after SaveState the snapshot does not hold the last dataset")
 	}
 }
@@ -310,4 +311,38 @@ func TestUnsavedChangeIsNotAnsweredAsSaved(t *testing.T) {
 	ct, body := multipartBody(t, [][2]string{{"dataset_name", "lost"}}, fixtureFile(t, "pricing.json"))
 	c.do(http.MethodPost, "/api/v1/user/dataset", withBody(ct, body)).wantError(t, 500, "could not be saved", "no space left")
 	c.get("/api/v1/user/dataset").wantError(t, 500, "could not be saved")
+}
+
+// TestCrashMidFold: a crash after the new snapshot was written but before
+// the folded log was removed leaves a snapshot that already holds the old
+// log's records: the start skips them, applies what came after, and goes
+// on from the right sequence number.
+func TestCrashMidFold(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	one := newTestServer(t, withConfig(func(c *Config) { c.StateFile = path }))
+	c1 := one.client(t, testKey1)
+	before := c1.createDataset("before the fold", fixtureFile(t, "pricing.json"))
+	p := one.srv.persist
+	if err := p.wal.Rotate(p.prevPath); err != nil {
+		t.Fatal(err)
+	}
+	after := c1.createDataset("during the fold", fixtureFile(t, "pricing.json"))
+	if _, err := p.writeSnapshot(); err != nil {
+		t.Fatal(err)
+	}
+	// The crash: the folded log is still there.
+	copied := crashCopy(t, path)
+	if _, err := os.Stat(copied + prevSuffix); err != nil {
+		t.Fatalf("the copy has no folded log: %v", err)
+	}
+	two := newTestServer(t, withConfig(func(c *Config) { c.StateFile = copied }))
+	c2 := two.client(t, testKey1)
+	c2.dataset(before.ID).want(t, 200)
+	c2.dataset(after.ID).want(t, 200)
+	next := c2.createDataset("after the restart", fixtureFile(t, "pricing.json"))
+	if next.ID != after.ID+1 {
+		t.Errorf("the first dataset after the restart got id %d, want %d", next.ID, after.ID+1)
+	}
+	three := newTestServer(t, withConfig(func(c *Config) { c.StateFile = crashCopy(t, copied) }))
+	three.client(t, testKey1).dataset(next.ID).want(t, 200)
 }

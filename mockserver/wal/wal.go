@@ -122,9 +122,6 @@ func createFile(path string) (*os.File, error) {
 	return f, nil
 }
 
-// Path is the file the log appends to.
-func (l *Log) Path() string { return l.path }
-
 // Append adds a record and returns its sequence number. It does no I/O: the
 // record reaches the disk with the next batch, and Wait waits for it. The
 // payload must not hold a newline (JSON never does). After Close the record
