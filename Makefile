@@ -74,11 +74,13 @@ model-proof: ## the reference model against every mutant only it kills, every va
 # context is cancelled); a count has no deadline. A count also does the
 # same work on any machine: at 5 s each under load, FuzzObserve spent its
 # whole time starting its workers and never fuzzed. How long each runs in
-# fuzz-short (start-up, the seed corpus, then the executions; 2 shared
-# cores at a load average of about 20, less on an idle machine):
-#   FuzzRequests 3000x ~10 s, FuzzCheckJSON 10000x ~7 s,
-#   FuzzMultipartCreate 3000x ~9 s, FuzzReadStream 10000x ~6 s,
-#   FuzzDecodeSet 30000x ~2 s, FuzzObserve 3000x ~12 s, FuzzEventBound 30000x ~3 s.
+# fuzz-short (start-up, the seed corpus, then the executions; measured in
+# two runs on 2 shared cores at a load average of 17 to 20, less on an
+# idle machine):
+#   FuzzRequests 3000x 7-9 s, FuzzCheckJSON 10000x 5 s,
+#   FuzzMultipartCreate 3000x 6-10 s, FuzzReadStream 10000x 6-7 s,
+#   FuzzDecodeSet 30000x 1-2 s, FuzzObserve 3000x 14-17 s,
+#   FuzzEventBound 30000x 5-6 s: 45-55 s in all, plus building.
 # Each package is built once for all its targets (scripts/fuzz.sh). A
 # crasher the fuzzer finds is written to the package's
 # testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
@@ -89,7 +91,7 @@ FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s; a count such as 100000x has no end-of-run flake): make fuzz FUZZTIME=5m
 	bash scripts/fuzz.sh $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))):$(word 2,$(subst :, ,$(t))):$(FUZZTIME))
 
-fuzz-short: ## every fuzz target for its budget of executions, about a minute in all (part of make test)
+fuzz-short: ## every fuzz target for its budget of executions, under a minute of fuzzing in all (part of make test)
 	bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 DURATION ?= 2m
