@@ -164,12 +164,13 @@ type answerStream struct {
 }
 
 // settle stores in the conversation the answer text of the first sent
-// tokens, once: called where the stream ends, before the client can see the
-// end (done, an error chunk, a cut, a stall), and deferred for every other
-// way out (the client left, shutdown).
-func (st *answerStream) settle(sent int) {
+// tokens, once, and waits until that is on disk (with --state): called
+// where the stream ends, before the client can see the end (done, an error
+// chunk, a cut, a stall), and deferred for every other way out (the client
+// left, shutdown).
+func (s *Server) settle(st *answerStream, sent int) error {
 	if st.answerID == "" {
-		return
+		return nil
 	}
 	text := ""
 	if sent > 0 {
@@ -177,6 +178,7 @@ func (st *answerStream) settle(sent int) {
 	}
 	st.account.SettleAnswer(st.conversationID, st.answerID, text)
 	st.answerID = ""
+	return s.durable()
 }
 
 func (st *answerStream) token(i int) string {
@@ -205,7 +207,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 	w.WriteHeader(http.StatusOK)
 	ev := events{w: w, rc: http.NewResponseController(w)}
 	sent := 0 // token chunks written
-	defer func() { st.settle(sent) }()
+	defer func() { _ = s.settle(st, sent) }()
 
 	if !ev.send(&chunk{Type: "status", Content: "retrieving"}) {
 		return
@@ -242,11 +244,11 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		if i == half && i > 0 {
 			switch st.fault {
 			case faultCut:
-				st.settle(sent)
+				_ = s.settle(st, sent)
 				markStreamFault(w, faultCut)
 				panic(http.ErrAbortHandler) // net/http drops the connection
 			case faultError:
-				st.settle(sent)
+				_ = s.settle(st, sent)
 				markStreamFault(w, faultError)
 				ev.send(&chunk{Type: "error", Message: "generation failed (injected by X-Mock-Stream-Fault)"})
 				ev.done()
@@ -258,7 +260,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		}
 		sent++
 		if st.fault == faultStall {
-			st.settle(sent) // what the client has while the stream hangs
+			_ = s.settle(st, sent) // what the client has while the stream hangs
 			markStreamFault(w, faultStall)
 			select {
 			case <-ctx.Done():
@@ -268,7 +270,12 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 			return
 		}
 	}
-	st.settle(sent)
+	if err := s.settle(st, sent); err != nil {
+		// The answer is not kept: the stream does not end as if it were.
+		ev.send(&chunk{Type: "error", Message: "the answer could not be saved to the state file"})
+		ev.done()
+		return
+	}
 	tokens, latency := n, time.Since(st.start).Milliseconds()
 	if !ev.send(&chunk{Type: "done", ConversationID: st.conversationID, ThreadID: st.threadID,
 		TokensUsed: &tokens, LatencyMS: &latency, Metadata: st.meta}) {

@@ -35,6 +35,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := http.ResponseWriter(rec)
+	if s.persist != nil {
+		dw := &durableWriter{ResponseWriter: rec, s: s}
+		defer dw.finish()
+		out = dw
+	}
 	switch {
 	case r.URL.Path == "/":
 		s.console(out, r)

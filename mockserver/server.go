@@ -54,14 +54,15 @@ type Config struct {
 	Clock lifecycle.Clock
 	// Logger receives one line per request; keys are never logged.
 	Logger *slog.Logger
-	// StateFile, when set, keeps every account across restarts: New restores
-	// it (a missing file is an empty start; accounts it holds are not
-	// preloaded), changes are written to it after SaveDelay, and Close
-	// writes it a last time.
+	// StateFile, when set, keeps every account across restarts and crashes:
+	// New restores it and its log (a missing file is an empty start;
+	// accounts it holds are not preloaded), every change is in the log on
+	// disk before it is answered (persist.go), and Close folds the log into
+	// the file a last time.
 	StateFile string
-	// SaveDelay is how long after a change the state file is written (0:
-	// DefaultSaveDelay).
-	SaveDelay time.Duration
+	// CompactBytes is the state log's size past which it is folded into the
+	// state file (0: DefaultCompactBytes); the file's own size raises it.
+	CompactBytes int64
 	// MaxUploadBytes bounds a multipart request body (0: the contract's, D-15).
 	MaxUploadBytes int64
 	// ExtractBudget is the work one uploaded file's text extraction may
@@ -83,7 +84,7 @@ type Server struct {
 	handlers map[string]handler
 	defaults requestDefaults // what the contract fills in (defaults.go)
 	bounds   requestBounds   // what the contract bounds that handlers check (bounds.go)
-	saver    *saver          // nil without a state file
+	persist  *persister      // nil without a state file
 	journal  journal         // the /api/v1 calls of each account (journal.go)
 	// preflights wait for the call they prepare, to join its journal (preflight.go).
 	preflights preflights

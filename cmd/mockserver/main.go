@@ -111,7 +111,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.DurationVar(&m.cfg.TrainDuration, "train-duration", 5*time.Second, "how long a new model trains; 0 means ready at once")
 	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
 	fs.StringVar(&m.fixtures, "fixtures", "default", "preload every account from `DIR` (set.json or default.json plus files/); \"default\" uses the built-in set, \"none\" starts empty")
-	fs.StringVar(&m.cfg.StateFile, "state", "", "keep every account in `FILE` across restarts: restored at start (created when missing), saved after changes and on shutdown; empty: in memory only")
+	fs.StringVar(&m.cfg.StateFile, "state", "", "keep every account in `FILE` across restarts and crashes: restored at start (created when missing); every change is in FILE.log, fsynced, before it is answered, and folded into FILE now and then and on shutdown; empty: in memory only")
 	fs.DurationVar(&m.cfg.Latency, "latency", 0, "delay added to every /api/v1 answer")
 	fs.Float64Var(&m.cfg.ErrorRate, "error-rate", 0, "share `F` (0..1) of /api/v1 requests answered with a random 500")
 	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")

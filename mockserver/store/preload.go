@@ -44,7 +44,8 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
+	// One record of the whole account, whatever was added before an error.
+	defer func() { a.commit(change{Whole: ptr(a.snapshotLocked())}) }()
 	now := a.now()
 	models := map[string]*model{}
 	for _, fm := range b.Set.Models {
