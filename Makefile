@@ -57,8 +57,13 @@ types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and co
 	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o build/api.d.ts
 	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
-go-test: ## unit and integration tests with the race detector
+# The conformance package's tests that run the suite in a child process
+# skip themselves under -race and run in the second pass, without it: the
+# race detector triples a child run's time and adds nothing to its verdict
+# (conformance/main_test.go, childRuns).
+go-test: ## unit and integration tests with the race detector, then the suite's child-process runs without it
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+	go test -count=1 $(GO_TEST_FLAGS) ./conformance/
 
 # The reference model's proofs: each mutant only it kills is killed, each
 # variant where it has latitude is passed. Without -race: 44 driven runs of
