@@ -29,7 +29,7 @@ bin/conformance --base-url "$base" --api-key "unknown-$key" --label-filter "auth
 
 # BROWSER_TESTS runs some of them only (a space-separated list of files).
 tests=${BROWSER_TESTS:-browser/console.test.cjs browser/console-detail.test.cjs browser/app.test.cjs \
-	browser/readme.test.cjs browser/parallel.test.cjs browser/report.test.cjs}
+	browser/live.test.cjs browser/readme.test.cjs browser/parallel.test.cjs browser/report.test.cjs}
 # shellcheck disable=SC2086 # the list is split on purpose
 MOCK_URL="$base" MOCK_API_KEY="$key" CHROMIUM="$chromium" NODE_PATH="$PWD/tools/node_modules" \
 	REPORT_HTML="$PWD/build/browser-report.html" \

@@ -81,10 +81,11 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 
 // listRequests answers GET /admin/requests: the caller's journal, oldest
 // first, filtered by ?method=, ?path= (a prefix), ?status= (404 or 4xx) and
-// ?since= (ids above it, for polling). CORS preflights are listed with
-// ?preflight=true (or ?method=OPTIONS): an E2E test asserts on what the
-// app sent, and a preflight is the browser's.
+// ?since= (ids above it, for polling). CORS preflights, orphans included,
+// are listed with ?preflight=true (or ?method=OPTIONS): an E2E test asserts
+// on what the app sent, and a preflight is the browser's.
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account string) {
+	s.journalOrphans(s.cfg.Clock.Now()) // preflights whose call never came, as of now
 	q := r.URL.Query()
 	method := strings.ToUpper(q.Get("method"))
 	path := q.Get("path")

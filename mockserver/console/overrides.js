@@ -1,7 +1,9 @@
 // The Overrides panel: the key's active overrides (/admin/overrides) with
 // their uses left, a form that adds one (the operation chosen from the
 // contract, the example from that operation's named examples, the status
-// from those it documents), and removing one or all.
+// from those it documents), and removing one or all. It follows the
+// key's overrides by itself (pollOverrides, live.js): one a test sets, or a
+// use an app spends, shows without a click.
 import { $, el, emptyRow, enc, fillSelect, fresh, labelCells, say } from './dom.js';
 import { act, call, confirmed, envelope, errText, latest, req, state } from './http.js';
 import { opById, opItems } from './contract.js';
@@ -11,14 +13,26 @@ import { opById, opItems } from './contract.js';
 const UNDOCUMENTED = '503';
 
 let overrides = [];
+let shownSig = '';
 let soon = 0;
 
-export async function loadOverrides() {
+// loadOverrides reads the key's overrides (quiet: the live poll) and draws
+// the table again when they changed, so a Remove button under the pointer
+// stays while nothing did.
+export async function loadOverrides(quiet) {
   const current = latest('overrides');
-  const data = await envelope(await call('/admin/overrides', req('GET')));
+  const data = await envelope(await call('/admin/overrides', req('GET', undefined, { quiet })));
   if (!current()) return;
   overrides = Array.isArray(data) ? data : [];
+  const sig = JSON.stringify(overrides);
+  if (sig === shownSig && $('ov-rows').children.length) return;
+  shownSig = sig;
   render();
+}
+
+// pollOverrides is the live read.
+export function pollOverrides() {
+  return loadOverrides(true);
 }
 
 export async function refreshOverrides() {
@@ -36,6 +50,7 @@ export function clearOverrides() {
   clearTimeout(soon);
   soon = 0;
   overrides = [];
+  shownSig = '';
   $('ov-rows').replaceChildren();
 }
 
