@@ -162,8 +162,8 @@ func TestOrphanPreflightsAreJournaledAndNeverAttached(t *testing.T) {
 	c1, c2 := ts.client(t, testKey1), ts.client(t, testKey2)
 	c2.get("/api/v1/user/model", withHeader("Origin", app)).want(t, 200) // account 2 calls from the app's origin
 
-	preflight(t, ts, app, "PURGE", "/api/v1/user/model", "authorization")  // refused: an orphan
-	preflight(t, ts, app, "GET", "/api/v1/user/dataset", "authorization")  // the call never comes
+	preflight(t, ts, app, "PURGE", "/api/v1/user/model", "authorization")   // refused: an orphan
+	preflight(t, ts, app, "GET", "/api/v1/user/dataset", "authorization")   // the call never comes
 	preflight(t, ts, other, "GET", "/api/v1/user/dataset", "authorization") // from an origin nobody called from
 	ts.clock.Advance(3 * time.Second)
 	preflight(t, ts, app, "GET", "/api/v1/user/dataset", "authorization,x-request-id") // this one's call comes
