@@ -91,6 +91,28 @@ func (k *keyList) Set(v string) error {
 	return nil
 }
 
+// latencyFlag is --latency: a duration or a range of two.
+type latencyFlag struct{ cfg *mockserver.Config }
+
+func (f latencyFlag) String() string {
+	if f.cfg == nil || f.cfg.LatencyMax <= f.cfg.Latency {
+		if f.cfg == nil {
+			return "0s"
+		}
+		return f.cfg.Latency.String()
+	}
+	return f.cfg.Latency.String() + ".." + f.cfg.LatencyMax.String()
+}
+
+func (f latencyFlag) Set(v string) error {
+	lo, hi, err := mockserver.ParseDelayRange(v)
+	if err != nil {
+		return err
+	}
+	f.cfg.Latency, f.cfg.LatencyMax = lo, hi
+	return nil
+}
+
 // gcBase is the GOGC once the live heap is past the floor: the heap then
 // grows to 1.5 times what is live before a collection, not twice. Measured
 // with 10,000 open streams (live heap about 200 MB), RSS per stream went
@@ -115,7 +137,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
 	fs.StringVar(&m.fixtures, "fixtures", "default", "preload every account from `DIR` (set.json or default.json plus files/); \"default\" uses the built-in set, \"none\" starts empty")
 	fs.StringVar(&m.cfg.StateFile, "state", "", "keep every account in `FILE` across restarts: restored at start (created when missing), saved after changes and on shutdown; empty: in memory only")
-	fs.DurationVar(&m.cfg.Latency, "latency", 0, "delay added to every /api/v1 answer")
+	fs.Var(latencyFlag{&m.cfg}, "latency", "delay added to every /api/v1 answer: a `DURATION` (250ms) or a range (100ms..900ms, drawn per call, seeded by --seed)")
 	fs.Float64Var(&m.cfg.ErrorRate, "error-rate", 0, "share `F` (0..1) of /api/v1 requests answered with a random 500")
 	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")
 	fs.DurationVar(&m.cfg.TokenInterval, "token-interval", 20*time.Millisecond, "pause between streamed tokens")

@@ -54,15 +54,23 @@ export function clearOverrides() {
   $('ov-rows').replaceChildren();
 }
 
-// answer says in words what an override answers.
+// span is a delay as an override shows it: "2s", "100ms..900ms" or
+// {min, max}.
+const span = (d) => (d && typeof d === 'object' ? d.min + '..' + d.max : String(d));
+
+// answer says in words what an override answers: its answer, the delay
+// before it, the pace of its stream.
 function answer(r) {
   const x = r || {};
-  if (x.example) return 'the example "' + x.example + '"';
-  if (x.delay) return 'a delay of ' + x.delay + ', then as usual';
-  if (x.stream_fault) return 'the stream fault "' + x.stream_fault + '"';
-  if (x.data !== undefined) return x.status + ' with literal data';
-  if (x.status) return 'status ' + x.status + (x.message ? ': ' + x.message : '');
-  return JSON.stringify(x);
+  let what;
+  if (x.example) what = 'the example "' + x.example + '"';
+  else if (x.stream_fault) what = 'the stream fault "' + x.stream_fault + '"';
+  else if (x.data !== undefined) what = x.status + ' with literal data';
+  else if (x.status) what = 'status ' + x.status + (x.message ? ': ' + x.message : '');
+  else if (x.delay) return 'a delay of ' + span(x.delay) + ', then as usual' + (x.token_interval ? ', tokens every ' + span(x.token_interval) : '');
+  else if (x.token_interval) return 'the usual stream, tokens every ' + span(x.token_interval);
+  else return JSON.stringify(x);
+  return what + (x.delay ? ' after a delay of ' + span(x.delay) : '') + (x.token_interval ? ', tokens every ' + span(x.token_interval) : '');
 }
 
 function render() {
