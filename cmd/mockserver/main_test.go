@@ -144,6 +144,16 @@ func TestParseFlagsFlagWinsOverEnvironment(t *testing.T) {
 	}
 }
 
+func TestParseFlagsLatencyRange(t *testing.T) {
+	m, _, _ := newMain()
+	if err := m.ParseFlags([]string{"--latency", "100ms..900ms"}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if m.cfg.Latency != 100*time.Millisecond || m.cfg.LatencyMax != 900*time.Millisecond {
+		t.Errorf("--latency 100ms..900ms got %v..%v", m.cfg.Latency, m.cfg.LatencyMax)
+	}
+}
+
 func TestParseFlagsBadValues(t *testing.T) {
 	cases := []struct {
 		name string
@@ -171,6 +181,7 @@ func TestParseFlagsBadValues(t *testing.T) {
 		{name: "env duration", env: map[string]string{"MOCK_TRAIN_DURATION": "soon"}, says: "MOCK_TRAIN_DURATION"},
 		{name: "env negative rate limit", env: map[string]string{"MOCK_RATE_LIMIT": "-3"}, says: "rate-limit"},
 		{name: "env error rate", env: map[string]string{"MOCK_ERROR_RATE": "2"}, says: "error-rate"},
+		{name: "latency range upside down", args: []string{"--latency", "900ms..100ms"}, says: "lower bound first"},
 		{name: "open keys for every key", args: []string{"--open-keys", "*"}, says: "every key"},
 		{name: "open keys with a space", args: []string{"--open-keys", "test *"}, says: "space"},
 		{name: "no open accounts", args: []string{"--open-keys", "test-*", "--open-keys-max", "0"}, says: "open-keys-max"},
