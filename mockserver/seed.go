@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"testing/fstest"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -150,13 +149,13 @@ func (s *Server) readSeed(r *http.Request) (fixtures.Bundle, error) {
 // contract's defaults (an evaluation's type, benchmark type and question
 // count), a model's fine-tuning its first method.
 func (s *Server) seedBundle(req *seedRequest) fixtures.Bundle {
-	files := fstest.MapFS{}
+	files := seedFiles{}
 	set := fixtures.Set{Models: req.Models, Conversations: req.Conversations, Evaluations: req.Evaluations}
 	for i, d := range req.Datasets {
 		fd := fixtures.Dataset{ID: d.ID, Key: d.Key, Name: d.Name, Description: d.Description, Tags: d.Tags, URLs: d.URLs}
 		for j, f := range d.Files {
 			at := fmt.Sprintf("datasets[%d].files[%d]", i, j)
-			files[at] = &fstest.MapFile{Data: []byte(f.Content)}
+			files[at] = []byte(f.Content)
 			fd.Files, fd.FileNames = append(fd.Files, at), append(fd.FileNames, f.Name)
 		}
 		set.Datasets = append(set.Datasets, fd)
