@@ -58,6 +58,8 @@ types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and co
 	@grep -qF 'openapi-typescript $(TYPES_ARGS) -o' README.md || { echo "types: README.md does not give the command make types runs (openapi-typescript $(TYPES_ARGS) -o ...)"; exit 1; }
 	mkdir -p build
 	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o build/api.d.ts
+	@bad=$$(grep -E '@description' build/api.d.ts | sed 's/Contract notes:.*//' | grep -E '§|seed|\bD-[0-9]{2}\b|x-[a-z]+' || true); \
+	if [ -n "$$bad" ]; then echo "types: a generated comment opens with the contract's notes, not plain words (spec/notes.go):"; echo "$$bad"; exit 1; fi
 	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
 go-test: ## unit and integration tests with the race detector
