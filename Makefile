@@ -12,8 +12,11 @@ GO_TEST_FLAGS ?=
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-run: ## start the mock server on ADDR (default 127.0.0.1:8080)
-	go run ./cmd/mockserver --addr $(ADDR)
+# Playwright workers open their own accounts with keys test-0, test-1, ...
+# (README, "Accounts on demand"); OPEN_KEYS= turns it off.
+OPEN_KEYS ?= test-*
+run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OPEN_KEYS (default test-*) opening their own accounts
+	go run ./cmd/mockserver --addr $(ADDR) --open-keys '$(OPEN_KEYS)'
 
 test: vet lint-spec types go-test model-proof fuzz-short soak-short selftest explore-short check-clauses mutation browser-test ## everything CI runs
 
@@ -55,6 +58,8 @@ types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and co
 	@grep -qF 'openapi-typescript $(TYPES_ARGS) -o' README.md || { echo "types: README.md does not give the command make types runs (openapi-typescript $(TYPES_ARGS) -o ...)"; exit 1; }
 	mkdir -p build
 	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o build/api.d.ts
+	@bad=$$(grep -E '@description' build/api.d.ts | sed 's/Contract notes:.*//' | grep -E '§|seed|\bD-[0-9]{2}\b|x-[a-z]+' || true); \
+	if [ -n "$$bad" ]; then echo "types: a generated comment opens with the contract's notes, not plain words (spec/notes.go):"; echo "$$bad"; exit 1; fi
 	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
 # The conformance package's tests that run the suite in a child process
