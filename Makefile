@@ -12,8 +12,11 @@ GO_TEST_FLAGS ?=
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-run: ## start the mock server on ADDR (default 127.0.0.1:8080)
-	go run ./cmd/mockserver --addr $(ADDR)
+# Playwright workers open their own accounts with keys test-0, test-1, ...
+# (README, "Accounts on demand"); OPEN_KEYS= turns it off.
+OPEN_KEYS ?= test-*
+run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OPEN_KEYS (default test-*) opening their own accounts
+	go run ./cmd/mockserver --addr $(ADDR) --open-keys '$(OPEN_KEYS)'
 
 test: vet lint-spec types go-test model-proof fuzz-short soak-short selftest explore-short check-clauses mutation browser-test ## everything CI runs
 

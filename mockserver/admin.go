@@ -15,7 +15,7 @@ import (
 //	POST /admin/reset            empty the account and preload the fixtures again (same ids as before)
 //	GET  /admin/state            the account's whole state
 //	POST /admin/advance?by=30s   move the account's clock forward (no "by": finish everything now)
-//	GET  /admin/account          which account the key opens (the console shows it)
+//	GET  /admin/account          which account the key opens (the console shows it), and whether --open-keys opened it
 //	GET  /admin/requests         the account's request journal (journal.go; listRequests below)
 //	DELETE /admin/requests       empty the account's request journal
 //	/admin/overrides             answers forced per account (overrideadmin.go)
@@ -30,7 +30,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	case "POST /admin/reset":
 		s.overrides.clear(account) // a test's steering ends with its account
 		a := s.store.Reset(account)
-		if err := s.preload(a); err != nil {
+		if err := s.preload(account, a); err != nil {
 			apierr.Write(w, s.log, err)
 			return
 		}
@@ -53,7 +53,13 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 		}
 		apierr.WriteData(w, map[string]string{"message": "Clock advanced", "advanced_by": by.String(), "clock_offset": a.Clock().Offset().String()})
 	case "GET /admin/account":
-		apierr.WriteData(w, map[string]string{"account": account})
+		// open: the key opened it on first use (--open-keys), and which
+		// pattern it matched.
+		info := map[string]any{"account": account, "open": false}
+		if p := s.accountInfo(account).pattern; p != "" {
+			info["open"], info["pattern"] = true, p
+		}
+		apierr.WriteData(w, info)
 	case "GET /admin/requests":
 		s.listRequests(w, r, account)
 	case "DELETE /admin/requests":

@@ -78,6 +78,7 @@ type Main struct {
 	breakName   string
 	mutant      *mutation.Mutant
 	keys        keyList
+	openKeys    keyList
 	// Addr is the address actually listened on, set by Run (for port 0).
 	Addr chan string
 }
@@ -112,6 +113,8 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&m.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
 	fs.Var(&m.keys, "api-key", "accepted API `KEY`, repeatable (each key is its own account; env: comma-separated); none: a development key is printed at start-up")
+	fs.Var(&m.openKeys, "open-keys", "key `PATTERN` (a glob: * any run, ? one character, e.g. 'test-*'), repeatable (env: comma-separated): any key it matches opens its own account on first use, with the fixtures, its own overrides and journal; not kept by --state")
+	fs.IntVar(&m.cfg.MaxOpenAccounts, "open-keys-max", mockserver.DefaultMaxOpenAccounts, "at most `N` accounts opened by --open-keys; a new key past it is refused 401 naming this bound")
 	fs.Int64Var(&m.cfg.Seed, "seed", 1, "seed `N` for generated data: the same seed gives the same data")
 	fs.DurationVar(&m.cfg.TrainDuration, "train-duration", 5*time.Second, "how long a new model trains; 0 means ready at once")
 	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
@@ -157,7 +160,16 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 			return err
 		}
 	}
+	if m.cfg.MaxOpenAccounts < 1 {
+		return fmt.Errorf("--open-keys-max %d: at least 1", m.cfg.MaxOpenAccounts)
+	}
+	for _, p := range m.openKeys {
+		if err := mockserver.CheckKeyPattern(p); err != nil {
+			return fmt.Errorf("--open-keys: %w", err)
+		}
+	}
 	m.cfg.Keys = m.keys
+	m.cfg.OpenKeys = m.openKeys
 	if m.breakName != "" {
 		mu, err := mutation.Lookup(m.breakName)
 		if err != nil {
@@ -235,6 +247,9 @@ func (m *Main) Run(ctx context.Context) error {
 		fmt.Fprintf(m.Stdout, "No --api-key given: use the development key %s\n", mockserver.DevKey)
 	}
 	fmt.Fprintf(m.Stdout, "mockserver listening on http://%s (%d account(s))\n", ln.Addr(), max(len(m.keys), 1))
+	if len(m.openKeys) > 0 {
+		fmt.Fprintf(m.Stdout, "Keys matching %s open their own account on first use (at most %d)\n", strings.Join(m.openKeys, ", "), m.cfg.MaxOpenAccounts)
+	}
 	if m.Addr != nil {
 		m.Addr <- ln.Addr().String()
 	}

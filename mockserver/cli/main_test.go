@@ -49,6 +49,7 @@ func newMain() (*Main, *syncBuffer, *syncBuffer) {
 var allFlags = []string{
 	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures", "state",
 	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof", "version", "gc-floor",
+	"open-keys", "open-keys-max",
 }
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -84,6 +85,8 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		"MOCK_PPROF":          "127.0.0.1:6061",
 		"MOCK_VERSION":        "true",
 		"MOCK_GC_FLOOR":       "32",
+		"MOCK_OPEN_KEYS":      "test-*, e2e-??",
+		"MOCK_OPEN_KEYS_MAX":  "12",
 	}
 	if len(vars) != len(allFlags) {
 		t.Fatalf("the test sets %d variables for %d flags", len(vars), len(allFlags))
@@ -113,6 +116,8 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		{"list-mutants", m.listMutants, true},
 		{"pprof", m.pprofAddr, "127.0.0.1:6061"},
 		{"version", m.showVersion, true},
+		{"open-keys", strings.Join(m.cfg.OpenKeys, "|"), "test-*|e2e-??"},
+		{"open-keys-max", m.cfg.MaxOpenAccounts, 12},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -166,6 +171,9 @@ func TestParseFlagsBadValues(t *testing.T) {
 		{name: "env duration", env: map[string]string{"MOCK_TRAIN_DURATION": "soon"}, says: "MOCK_TRAIN_DURATION"},
 		{name: "env negative rate limit", env: map[string]string{"MOCK_RATE_LIMIT": "-3"}, says: "rate-limit"},
 		{name: "env error rate", env: map[string]string{"MOCK_ERROR_RATE": "2"}, says: "error-rate"},
+		{name: "open keys for every key", args: []string{"--open-keys", "*"}, says: "every key"},
+		{name: "open keys with a space", args: []string{"--open-keys", "test *"}, says: "space"},
+		{name: "no open accounts", args: []string{"--open-keys", "test-*", "--open-keys-max", "0"}, says: "open-keys-max"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -120,19 +120,38 @@ func (s *Store) Account(name string) *Account {
 	return a
 }
 
+// Open creates the account named name, empty, as one that lives as long as
+// the process: Snapshot leaves it out, so a state file never holds it (the
+// server's accounts opened on demand, for keys it was not given). It
+// returns the account as it is when name exists already.
+func (s *Store) Open(name string) *Account {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.accounts[name]; a != nil {
+		return a
+	}
+	a := s.newAccount(name, s.blocks)
+	a.transient = true
+	s.blocks++
+	s.accounts[name] = a
+	return a
+}
+
 // Reset replaces the account named name by an empty one and returns it. The
 // new account keeps the old one's id block and starts it over, so a preload
-// after a reset gives the fixtures the ids they had before.
+// after a reset gives the fixtures the ids they had before; an account Open
+// made stays out of snapshots.
 func (s *Store) Reset(name string) *Account {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	block := s.blocks
+	block, transient := s.blocks, false
 	if old := s.accounts[name]; old != nil {
-		block = old.block
+		block, transient = old.block, old.transient
 	} else {
 		s.blocks++
 	}
 	a := s.newAccount(name, block)
+	a.transient = transient
 	s.accounts[name] = a
 	s.touch()
 	return a
@@ -160,6 +179,8 @@ type Account struct {
 	clock *lifecycle.OffsetClock
 	// block is the account's id block (see idsPerAccount).
 	block int64
+	// transient marks an account Open made: no snapshot holds it.
+	transient bool
 
 	mu sync.Mutex // guards the fields below and everything they point to
 	// lastID is the last integer id handed out (dataset, model, evaluation).
