@@ -24,6 +24,7 @@ const (
 )
 
 func main() {
+	watchLauncher(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
 
