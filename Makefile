@@ -39,7 +39,7 @@ $(NODE_STAMP): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund
 	@touch $@
 
-tools: $(NODE_STAMP) ## install the pinned Node tools (Spectral, openapi-typescript, TypeScript)
+tools: $(NODE_STAMP) ## install the pinned Node tools (Spectral, Redocly, openapi-typescript, TypeScript 5.9, openapi-fetch, Playwright, swagger-ui-dist)
 
 # Redocly (spec/redocly.yaml): recommended-strict, every example validated
 # against its schema. Any problem it prints, error or warning, fails the
