@@ -18,6 +18,7 @@ import (
 //	GET  /admin/account          which account the key opens (the console shows it), and whether --open-keys opened it
 //	GET  /admin/requests         the account's request journal (journal.go; listRequests below)
 //	DELETE /admin/requests       empty the account's request journal
+//	POST /admin/seed             load records into the account (seed.go)
 //	/admin/overrides             answers forced per account (overrideadmin.go)
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	account, err := s.authenticate(r)
@@ -62,6 +63,8 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteData(w, info)
 	case "GET /admin/requests":
 		s.listRequests(w, r, account)
+	case "POST /admin/seed":
+		s.seed(w, r, account)
 	case "DELETE /admin/requests":
 		n := s.journal.clear(account)
 		apierr.WriteData(w, map[string]any{"message": "Journal cleared", "removed": n})
@@ -71,7 +74,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch r.URL.Path {
-		case "/admin/reset", "/admin/state", "/admin/advance", "/admin/requests", "/admin/account":
+		case "/admin/reset", "/admin/state", "/admin/advance", "/admin/requests", "/admin/account", "/admin/seed":
 			apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 		default:
 			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such admin endpoint: %s", r.URL.Path))
@@ -81,10 +84,11 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 
 // listRequests answers GET /admin/requests: the caller's journal, oldest
 // first, filtered by ?method=, ?path= (a prefix), ?status= (404 or 4xx) and
-// ?since= (ids above it, for polling). CORS preflights are listed with
-// ?preflight=true (or ?method=OPTIONS): an E2E test asserts on what the
-// app sent, and a preflight is the browser's.
+// ?since= (ids above it, for polling). CORS preflights, orphans included,
+// are listed with ?preflight=true (or ?method=OPTIONS): an E2E test asserts
+// on what the app sent, and a preflight is the browser's.
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account string) {
+	s.journalOrphans(s.cfg.Clock.Now()) // preflights whose call never came, as of now
 	q := r.URL.Query()
 	method := strings.ToUpper(q.Get("method"))
 	path := q.Get("path")

@@ -69,6 +69,9 @@ type journalEntry struct {
 	// Preflight marks a CORS preflight (OPTIONS, no key) recorded with the
 	// call it prepared (preflight.go).
 	Preflight bool `json:"preflight,omitempty"`
+	// Orphan marks a preflight no call followed: a probable CORS failure
+	// (preflight.go).
+	Orphan *journalOrphan `json:"orphan,omitempty"`
 
 	// What curlCommand needs beyond the exported fields, kept so that the
 	// command is built only when someone reads the journal.
@@ -76,6 +79,7 @@ type journalEntry struct {
 	tls       bool
 	multipart []journalPart // nil unless the body was multipart/form-data
 	bytes     int           // size(), computed once when added
+	orphanWhy string        // a preflight's probable reason, should no call follow
 }
 
 type journalMessage struct {

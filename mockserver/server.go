@@ -48,8 +48,11 @@ type Config struct {
 	// MaxOpenAccounts bounds the accounts OpenKeys opens (0:
 	// DefaultMaxOpenAccounts); a new key past it is refused 401.
 	MaxOpenAccounts int
-	// Latency is added to every /api/v1 answer.
+	// Latency is added to every /api/v1 answer: a fixed delay, or with
+	// LatencyMax above it a range, drawn per call (seeded by Seed).
 	Latency time.Duration
+	// LatencyMax is the upper bound of the latency range (0: Latency alone).
+	LatencyMax time.Duration
 	// ErrorRate is the share (0..1) of /api/v1 requests answered with a 500.
 	ErrorRate float64
 	// RateLimit is requests per second per key (0: unlimited).
@@ -75,7 +78,8 @@ type Config struct {
 	ExtractBudget time.Duration
 }
 
-// MaxDelay bounds the X-Mock-Delay control, the mock's own (README).
+// MaxDelay bounds every delay: --latency, X-Mock-Delay, an override's
+// delay and stream pace, each bound of a range (README).
 const MaxDelay = 60 * time.Second
 
 // Server is the mock. It is an http.Handler; create it with New.
@@ -104,6 +108,11 @@ type Server struct {
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
+	// latency is --latency as a range; jitter draws delays within ranges,
+	// timers make what the mock waits on (latency.go).
+	latency delaySpec
+	jitter  jitter
+	timers  timerSource
 
 	// shutdown is closed when the server begins shutting down, so open
 	// streams end cleanly instead of holding the process.
@@ -130,6 +139,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorRate < 0 || cfg.ErrorRate > 1 {
 		return nil, fmt.Errorf("error rate %v: must be within 0..1", cfg.ErrorRate)
 	}
+	latency := delaySpec{cfg.Latency, max(cfg.Latency, cfg.LatencyMax)}
+	if cfg.Latency < 0 || latency.max > MaxDelay {
+		return nil, fmt.Errorf("latency %s: must be within 0..%s", latency, MaxDelay)
+	}
 	contract := spec.Strict()
 	bounds, err := readBounds(contract)
 	if err != nil {
@@ -149,6 +162,9 @@ func New(cfg Config) (*Server, error) {
 		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
 		shutdown: make(chan struct{}),
 		store:    store.New(storeCfg),
+		latency:  latency,
+		jitter:   jitter{seed: cfg.Seed},
+		timers:   realTimers{},
 	}
 	if err := s.setupAccounts(); err != nil {
 		return nil, err

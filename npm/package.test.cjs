@@ -237,15 +237,22 @@ test('the launcher passes each signal on once, and the binary never outlives it'
   assert.ok(await portClosed(b.port), 'the binary outlived a launcher killed with SIGKILL');
 });
 
-// readmeRecipe is every fenced block of README.md between
-// <!-- npm-recipe:start FILE --> and <!-- npm-recipe:end -->, by file.
+// readmeRecipe is the npm section's files (every fenced block between
+// <!-- npm-recipe:start FILE --> and <!-- npm-recipe:end -->) with the
+// worker fixture and the test of "End-to-end tests with Playwright"
+// (e2e-fixture and e2e-example markers), by file.
 function readmeRecipe() {
   const md = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const files = {};
   const re = /<!-- npm-recipe:start ([\w./-]+) -->\s*```\w*\n([\s\S]*?)```\s*<!-- npm-recipe:end -->/g;
   for (const m of md.matchAll(re)) files[m[1]] = m[2];
-  assert.deepEqual(Object.keys(files).sort(), ['e2e/fixtures.ts', 'e2e/models.spec.ts', 'playwright.config.ts'],
-    'README.md\'s recipe is playwright.config.ts, e2e/fixtures.ts and e2e/models.spec.ts between npm-recipe markers');
+  assert.deepEqual(Object.keys(files).sort(), ['e2e/models.spec.ts', 'playwright.config.ts'],
+    'README.md\'s npm section gives playwright.config.ts and e2e/models.spec.ts between npm-recipe markers');
+  for (const [marker, file] of [['e2e-fixture', 'e2e/mock.ts'], ['e2e-example', 'e2e/model-page.spec.ts']]) {
+    const m = md.match(new RegExp(`<!-- ${marker}:start -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${marker}:end -->`));
+    assert.ok(m, `README.md has no block between <!-- ${marker}:start --> and <!-- ${marker}:end -->`);
+    files[file] = m[1];
+  }
   return files;
 }
 
@@ -290,7 +297,7 @@ test('the README\'s Playwright recipe type-checks and runs as written, workers i
 
   // bundler: as a Vite app's tsconfig resolves.
   const typed = tsc(['--module', 'esnext', '--moduleResolution', 'bundler', '--types', 'node', '--typeRoots', path.join(TOOLS, '@types'),
-    'playwright.config.ts', 'e2e/fixtures.ts', 'e2e/models.spec.ts']);
+    ...Object.keys(files)]);
   assert.equal(typed.code, 0, `the README's recipe does not type-check:\n${typed.out}${typed.err}`);
 
   const mockPort = await freePort();
@@ -312,6 +319,6 @@ export default { ...config, reporter: 'list', use: { ...config.use,
   clearTimeout(timer);
   t.diagnostic(out.split('\n').filter((l) => /passed|failed|flaky/.test(l)).join(' | '));
   assert.equal(code, 0, `npx playwright test failed:\n${out}`);
-  assert.match(out, /6 passed/, out);
+  assert.match(out, /9 passed/, out); // three tests, three times each
   assert.ok(await portClosed(mockPort), 'the mock Playwright started through npx still listens after the run');
 });

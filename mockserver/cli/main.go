@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"contractkit/fixtures"
 	"contractkit/internal/envflag"
 	"contractkit/internal/gcfloor"
 	"contractkit/internal/logbuf"
@@ -67,18 +66,20 @@ func Command(args []string, stdout, stderr io.Writer, getenv func(string) string
 type Main struct {
 	Stdout, Stderr io.Writer
 
-	cfg         mockserver.Config
-	addr        string
-	fixtures    string
-	logLevel    string
-	pprofAddr   string
-	gcFloorMB   int
-	listMutants bool
-	showVersion bool
-	breakName   string
-	mutant      *mutation.Mutant
-	keys        keyList
-	openKeys    keyList
+	cfg      mockserver.Config
+	addr     string
+	fixtures string
+	// fixtureRules are --fixtures PATTERN=SET values (fixtures.go).
+	fixtureRules []string
+	logLevel     string
+	pprofAddr    string
+	gcFloorMB    int
+	listMutants  bool
+	showVersion  bool
+	breakName    string
+	mutant       *mutation.Mutant
+	keys         keyList
+	openKeys     keyList
 	// Addr is the address actually listened on, set by Run (for port 0).
 	Addr chan string
 }
@@ -93,6 +94,28 @@ func (k *keyList) Set(v string) error {
 			*k = append(*k, key)
 		}
 	}
+	return nil
+}
+
+// latencyFlag is --latency: a duration or a range of two.
+type latencyFlag struct{ cfg *mockserver.Config }
+
+func (f latencyFlag) String() string {
+	if f.cfg == nil || f.cfg.LatencyMax <= f.cfg.Latency {
+		if f.cfg == nil {
+			return "0s"
+		}
+		return f.cfg.Latency.String()
+	}
+	return f.cfg.Latency.String() + ".." + f.cfg.LatencyMax.String()
+}
+
+func (f latencyFlag) Set(v string) error {
+	lo, hi, err := mockserver.ParseDelayRange(v)
+	if err != nil {
+		return err
+	}
+	f.cfg.Latency, f.cfg.LatencyMax = lo, hi
 	return nil
 }
 
@@ -118,9 +141,10 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.Int64Var(&m.cfg.Seed, "seed", 1, "seed `N` for generated data: the same seed gives the same data")
 	fs.DurationVar(&m.cfg.TrainDuration, "train-duration", 5*time.Second, "how long a new model trains; 0 means ready at once")
 	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
-	fs.StringVar(&m.fixtures, "fixtures", "default", "preload every account from `DIR` (set.json or default.json plus files/); \"default\" uses the built-in set, \"none\" starts empty")
+	m.fixtures = "default"
+	fs.Var(fixturesFlag{&m.fixtures, &m.fixtureRules}, "fixtures", "preload every account from `SET`: \"default\" (the built-in set), \"none\" (empty) or a DIR (set.json or default.json plus files/); PATTERN=SET, repeatable (env: comma-separated), gives the keys PATTERN matches their own, e.g. 'empty-*=none'")
 	fs.StringVar(&m.cfg.StateFile, "state", "", "keep every account in `FILE` across restarts: restored at start (created when missing), saved after changes and on shutdown; empty: in memory only")
-	fs.DurationVar(&m.cfg.Latency, "latency", 0, "delay added to every /api/v1 answer")
+	fs.Var(latencyFlag{&m.cfg}, "latency", "delay added to every /api/v1 answer: a `DURATION` (250ms) or a range (100ms..900ms, drawn per call, seeded by --seed)")
 	fs.Float64Var(&m.cfg.ErrorRate, "error-rate", 0, "share `F` (0..1) of /api/v1 requests answered with a random 500")
 	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")
 	fs.DurationVar(&m.cfg.TokenInterval, "token-interval", 20*time.Millisecond, "pause between streamed tokens")
@@ -195,17 +219,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.cfg.Logger = log
 	// Every open stream holds a socket: Go itself lifts the soft open-file
 	// limit to the hard one at start-up (since Go 1.19).
-	switch m.fixtures {
-	case "none":
-	case "default", "":
-		b := fixtures.Default()
-		m.cfg.Fixtures = &b
-	default:
-		b, err := fixtures.Load(m.fixtures)
-		if err != nil {
-			return fmt.Errorf("--fixtures: %w", err)
-		}
-		m.cfg.Fixtures = &b
+	if err := m.loadFixtures(); err != nil {
+		return err
 	}
 	srv, err := mockserver.New(m.cfg)
 	if err != nil {

@@ -144,6 +144,39 @@ func TestParseFlagsFlagWinsOverEnvironment(t *testing.T) {
 	}
 }
 
+func TestParseFlagsLatencyRange(t *testing.T) {
+	m, _, _ := newMain()
+	if err := m.ParseFlags([]string{"--latency", "100ms..900ms"}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if m.cfg.Latency != 100*time.Millisecond || m.cfg.LatencyMax != 900*time.Millisecond {
+		t.Errorf("--latency 100ms..900ms got %v..%v", m.cfg.Latency, m.cfg.LatencyMax)
+	}
+}
+
+func TestParseFlagsFixtureRules(t *testing.T) {
+	m, _, _ := newMain()
+	if err := m.ParseFlags([]string{"--fixtures", "none", "--fixtures", "empty-*=none, demo-*=default"}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if m.fixtures != "none" || !slices.Equal(m.fixtureRules, []string{"empty-*=none", "demo-*=default"}) {
+		t.Errorf("--fixtures got %q and rules %q", m.fixtures, m.fixtureRules)
+	}
+	if err := m.loadFixtures(); err != nil {
+		t.Fatal(err)
+	}
+	if m.cfg.Fixtures != nil || len(m.cfg.FixtureRules) != 2 || m.cfg.FixtureRules[0].Fixtures != nil || m.cfg.FixtureRules[1].Fixtures == nil {
+		t.Errorf("loaded: default %v, rules %+v; want none, then none for empty-* and the built-in set for demo-*", m.cfg.Fixtures, m.cfg.FixtureRules)
+	}
+	m, _, _ = newMain()
+	if err := m.ParseFlags(nil, env(map[string]string{"MOCK_FIXTURES": "default,test-*=none"})); err != nil {
+		t.Fatal(err)
+	}
+	if m.fixtures != "default" || !slices.Equal(m.fixtureRules, []string{"test-*=none"}) {
+		t.Errorf("MOCK_FIXTURES got %q and rules %q", m.fixtures, m.fixtureRules)
+	}
+}
+
 func TestParseFlagsBadValues(t *testing.T) {
 	cases := []struct {
 		name string
@@ -171,6 +204,9 @@ func TestParseFlagsBadValues(t *testing.T) {
 		{name: "env duration", env: map[string]string{"MOCK_TRAIN_DURATION": "soon"}, says: "MOCK_TRAIN_DURATION"},
 		{name: "env negative rate limit", env: map[string]string{"MOCK_RATE_LIMIT": "-3"}, says: "rate-limit"},
 		{name: "env error rate", env: map[string]string{"MOCK_ERROR_RATE": "2"}, says: "error-rate"},
+		{name: "latency range upside down", args: []string{"--latency", "900ms..100ms"}, says: "lower bound first"},
+		{name: "fixtures for every key", args: []string{"--fixtures", "*=none"}, says: "every key"},
+		{name: "fixtures rule without a set", args: []string{"--fixtures", "empty-*="}, says: "name a set"},
 		{name: "open keys for every key", args: []string{"--open-keys", "*"}, says: "every key"},
 		{name: "open keys with a space", args: []string{"--open-keys", "test *"}, says: "space"},
 		{name: "no open accounts", args: []string{"--open-keys", "test-*", "--open-keys-max", "0"}, says: "open-keys-max"},

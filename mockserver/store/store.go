@@ -79,6 +79,10 @@ func New(cfg Config) *Store {
 	return &Store{cfg: cfg, accounts: map[string]*Account{}, changed: make(chan struct{}, 1)}
 }
 
+// Config is the store's configuration, to make a store alike (a scratch
+// store that tries a load first).
+func (s *Store) Config() Config { return s.cfg }
+
 // Changed signals after changes to any account (creation, reset, any write,
 // a clock advance). Several changes may be signalled once; a reader that
 // then takes a Snapshot sees all of them.

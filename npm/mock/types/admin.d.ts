@@ -53,8 +53,24 @@ export interface OverrideMatch {
   console?: boolean;
 }
 
+/**
+ * A duration, "250ms" or "2s", or a range drawn from per call, "100ms..900ms"
+ * or { min: "100ms", max: "900ms" }: the same draws in every run with the same --seed.
+ */
+export type Delay = string | { min: string; max: string };
+
+/** A wait before the answer (at most 60s), whatever the override answers. */
+export interface WithDelay {
+  delay?: Delay;
+}
+
+/** An event stream's pause between tokens, instead of the server's --token-interval. */
+export interface WithPace {
+  token_interval?: Delay;
+}
+
 /** An error answer: the error envelope with this status. */
-export interface RespondStatus {
+export interface RespondStatus extends WithDelay {
   /** 400 to 599; a status the operation does not document is served too ("documented": false). */
   status: number;
   /** The envelope's message; default: the status text and the override's id. */
@@ -62,7 +78,7 @@ export interface RespondStatus {
 }
 
 /** A success answer given literally: the envelope around `data`. */
-export interface RespondData {
+export interface RespondData extends WithDelay {
   /** 200 to 299; default 200. */
   status?: number;
   data: unknown;
@@ -71,23 +87,27 @@ export interface RespondData {
 }
 
 /** The named example of the operation's answer, from the contract. */
-export interface RespondExample {
+export interface RespondExample extends WithDelay {
   example: string;
 }
 
-/** A pause, then the usual answer. */
-export interface RespondDelay {
-  /** A duration such as "250ms" or "2s", at most "60s". */
-  delay: string;
-}
-
 /** The inference stream as usual, broken: stalls after one token, drops the connection halfway, or sends an error chunk. */
-export interface RespondStreamFault {
+export interface RespondStreamFault extends WithDelay, WithPace {
   stream_fault: "stall" | "cut" | "error";
 }
 
-/** What an override answers: exactly one of these. */
-export type OverrideRespond = RespondStatus | RespondData | RespondExample | RespondDelay | RespondStreamFault;
+/** A wait, then the usual answer (an event stream paced, if token_interval says so). */
+export interface RespondDelay extends WithPace {
+  delay: Delay;
+}
+
+/** The usual event stream at a pace of its own. */
+export interface RespondPace {
+  token_interval: Delay;
+}
+
+/** What an override answers: one of these (each answer with a delay before it, if you like). */
+export type OverrideRespond = RespondStatus | RespondData | RespondExample | RespondStreamFault | RespondDelay | RespondPace;
 
 /** The body of POST /admin/overrides. */
 export interface OverrideRequest {
@@ -145,9 +165,11 @@ export interface JournalResponse extends JournalMessage {
 /** The override that answered or steered a call, and which of its uses the call took. */
 export interface JournalOverride {
   id: number;
-  kind: "status" | "data" | "example" | "delay" | "stream_fault";
+  kind: "status" | "data" | "example" | "delay" | "stream_fault" | "pace";
   /** 1 for the first use. */
   use: number;
+  /** The wait this use drew from the override's delay, when it has one. */
+  delay_ms?: number;
 }
 
 /** One call, as GET /admin/requests lists it (oldest first). */
@@ -173,6 +195,8 @@ export interface JournalEntry {
   unknown_fields_more?: number;
   /** Present (true) on a CORS preflight, listed with ?preflight=true. */
   preflight?: true;
+  /** On a preflight no call followed: a probable CORS failure, and its probable reason. */
+  orphan?: { reason: string };
 }
 
 /** The filters of GET /admin/requests. */
@@ -216,4 +240,72 @@ export interface AdvanceResult {
 export interface Removed {
   message: string;
   removed: number;
+}
+
+/** A dataset of POST /admin/seed, its files given inline. */
+export interface SeedDataset {
+  /** What models refer to it by. */
+  key: string;
+  name: string;
+  description?: string;
+  tags?: string[];
+  urls?: string[];
+  files: { name: string; content: string }[];
+}
+
+/** A model of POST /admin/seed: ready and fine-tuned with lora unless said otherwise. */
+export interface SeedModel {
+  key?: string;
+  name: string;
+  /** The key of a dataset of the same seed. */
+  dataset: string;
+  description?: string;
+  category?: string;
+  base_model_name?: string;
+  fine_tune?: string;
+  state?: "ready" | "training" | "failed";
+}
+
+/** A conversation of POST /admin/seed. */
+export interface SeedConversation {
+  /** The key of a model of the same seed. */
+  model: string;
+  title?: string;
+  messages?: { role: "user" | "assistant"; content: string }[];
+}
+
+/** An evaluation of POST /admin/seed: pending unless said otherwise. */
+export interface SeedEvaluation {
+  name: string;
+  /** The key of a model of the same seed. */
+  model: string;
+  type?: string;
+  benchmark_type?: string;
+  question_count?: number;
+  description?: string;
+  status?: "pending" | "completed" | "failed";
+}
+
+/** The body of POST /admin/seed[?replace=true]: records added to the caller's account, checked against the contract. */
+export interface SeedRequest {
+  datasets?: SeedDataset[];
+  models?: SeedModel[];
+  conversations?: SeedConversation[];
+  evaluations?: SeedEvaluation[];
+}
+
+/** One seeded record and the id it got (a conversation's is a UUID). */
+export interface SeededRecord {
+  key?: string;
+  title?: string;
+  name?: string;
+  id: number | string;
+}
+
+/** The answer of POST /admin/seed: each record's id, so a test needs no lookup. */
+export interface SeedResult {
+  datasets: SeededRecord[];
+  models: SeededRecord[];
+  conversations: SeededRecord[];
+  evaluations: SeededRecord[];
 }
