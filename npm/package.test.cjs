@@ -284,6 +284,7 @@ http.createServer((req, res) => {
 `;
 
 test('the README\'s Playwright recipe type-checks and runs as written, workers in parallel', async (t) => {
+  assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (or set CHROMIUM)`);
   const files = readmeRecipe();
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(APP, name)), { recursive: true });
