@@ -1,6 +1,7 @@
-// Command mockserver serves the contract as a stateful mock: see README.md
-// ("The mock server") and `mockserver --help`.
-package main
+// Package cli is the mock server's command line, shared by cmd/mockserver
+// and `contractkit mock` (cmd/contractkit, the binary the npm package
+// ships): see README.md ("The mock server") and `mockserver --help`.
+package cli
 
 import (
 	"context"
@@ -32,29 +33,33 @@ const (
 	exitUsage = 2
 )
 
-func main() {
-	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
+// Command runs the mock with args (the program name left out) until SIGINT
+// or SIGTERM, reading every flag not given from getenv, and returns the
+// exit status.
+func Command(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	m := &Main{Stdout: stdout, Stderr: stderr}
+	if err := m.ParseFlags(args, getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(exitOK)
+			return exitOK
 		}
-		fmt.Fprintln(os.Stderr, "mockserver:", err)
-		os.Exit(exitUsage)
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return exitUsage
 	}
 	if m.showVersion {
 		fmt.Fprintln(m.Stdout, "mockserver", version.Get())
-		return
+		return exitOK
 	}
 	if m.listMutants {
 		m.printMutants()
-		return
+		return exitOK
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := m.Run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "mockserver:", err)
-		os.Exit(exitFail)
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return exitFail
 	}
+	return exitOK
 }
 
 // Main is the program, reusable by tests: ParseFlags, then Run until ctx ends.
