@@ -13,13 +13,22 @@ export interface paths {
         };
         /**
          * List all models in the caller's account
-         * @description No parameters. Returns every model of the account (seed §4.1).
+         * @description Lists the models of your account. You get `data`: an array of models, oldest first, each
+         *     with its `id`, `name` and training `status` (`pending`, `training`, `ready` or
+         *     `failed`).
+         *
+         *     Contract notes: No parameters. Returns every model of the account (seed §4.1).
          */
         get: operations["listModels"];
         put?: never;
         /**
          * Create a fine-tuned model from a dataset
-         * @description Declared body: `model_name` and `dataset_id`, a string (seed §4.1). The seed's
+         * @description Creates a model from one of your datasets and starts training it. Send `model_name` and
+         *     the dataset's id as a string, `dataset_id`. You get the new model in `data`, with
+         *     `status` `pending`; read it again to see it move to `training`, then `ready` (or
+         *     `failed`).
+         *
+         *     Contract notes: Declared body: `model_name` and `dataset_id`, a string (seed §4.1). The seed's
          *     alternative spelling (`name` instead of `model_name`, `dataset` instead of
          *     `dataset_id`) and an integer `dataset_id` are not in the schema: they are readings a
          *     server may give (`x-lenient` on the fields, D-21); the mock rewrites them into the
@@ -38,21 +47,28 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A model id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description A model id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 model_id: components["parameters"]["ModelId"];
             };
             cookie?: never;
         };
         /**
          * Return one model
-         * @description Returns one model of the caller's account with its training state (seed §4.1, §3.2).
+         * @description Reads one model of your account. You get the model in `data` with its training state:
+         *     `status`, and once it is ready its `metrics` and `dataset_info`. An id that is not one
+         *     of your models, or not a number, is a 404.
+         *
+         *     Contract notes: Returns one model of the caller's account with its training state (seed §4.1, §3.2).
          */
         get: operations["getModel"];
         put?: never;
         post?: never;
         /**
          * Delete a model
-         * @description HTTP 200 on success (seed §4.1); the success body is decided (D-02).
+         * @description Deletes one model of your account, for good. You get `data` with a `message` and the
+         *     deleted `id`.
+         *
+         *     Contract notes: HTTP 200 on success (seed §4.1); the success body is decided (D-02).
          */
         delete: operations["deleteModel"];
         options?: never;
@@ -69,13 +85,22 @@ export interface paths {
         };
         /**
          * List the conversations of a model
-         * @description Conversations of one model of the caller's account, newest first, paged by `limit` and `offset` (seed §4.2, D-06).
+         * @description Lists the conversations of one of your models (`model_id` in the query), newest first, a
+         *     page at a time (`limit`, default 50, and `offset`). You get `data`: an array of
+         *     conversations, each with its `id` (a UUID), `title`, `total_messages` and latest
+         *     `message`.
+         *
+         *     Contract notes: Conversations of one model of the caller's account, newest first, paged by `limit` and `offset` (seed §4.2, D-06).
          */
         get: operations["listConversations"];
         put?: never;
         /**
          * Create a conversation bound to a model
-         * @description Creates an empty thread bound to a model of the caller's account (seed §4.2).
+         * @description Starts a conversation with one of your models: send `model_id` and, if you like, a
+         *     `title`. You get the new conversation in `data`, with the `id` (a UUID) to pass as
+         *     `conversation_id` to an inference.
+         *
+         *     Contract notes: Creates an empty thread bound to a model of the caller's account (seed §4.2).
          */
         post: operations["createConversation"];
         delete?: never;
@@ -89,7 +114,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A conversation id, as a string in the path (seed §4); a UUID in this mock (D-20). */
+                /** @description A conversation id, as a string in the path; a UUID in this mock. Contract notes: seed §4, D-20. */
                 conversation_id: components["parameters"]["ConversationId"];
             };
             cookie?: never;
@@ -99,14 +124,20 @@ export interface paths {
         post?: never;
         /**
          * Permanently delete a conversation and all its messages
-         * @description HTTP 200 on success (seed §4.2); the success body is decided (D-02).
+         * @description Deletes a conversation and all its messages, for good. You get `data` with a `message`
+         *     and the deleted `id`.
+         *
+         *     Contract notes: HTTP 200 on success (seed §4.2); the success body is decided (D-02).
          */
         delete: operations["deleteConversation"];
         options?: never;
         head?: never;
         /**
          * Rename a conversation
-         * @description Declared: `title` in the JSON body (seed §4.2). The seed's alternative, `title` as a
+         * @description Renames a conversation: send the new `title` in the JSON body. You get the conversation
+         *     in `data`, with its new title.
+         *
+         *     Contract notes: Declared: `title` in the JSON body (seed §4.2). The seed's alternative, `title` as a
          *     query parameter, is accepted too (D-21); when both are given the body wins. One of them
          *     is required (422 otherwise).
          */
@@ -118,14 +149,18 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A conversation id, as a string in the path (seed §4); a UUID in this mock (D-20). */
+                /** @description A conversation id, as a string in the path; a UUID in this mock. Contract notes: seed §4, D-20. */
                 conversation_id: components["parameters"]["ConversationId"];
             };
             cookie?: never;
         };
         /**
          * List the messages of a conversation, oldest first
-         * @description The messages of the conversation, oldest first, paged by `limit` and `offset` (seed §4.2, D-06).
+         * @description Lists the messages of a conversation, oldest first, a page at a time (`limit`, default
+         *     50, and `offset`). You get `data`: an array of messages, each with its `id`, `role`
+         *     (`user`, `assistant` or `system`) and `content`.
+         *
+         *     Contract notes: The messages of the conversation, oldest first, paged by `limit` and `offset` (seed §4.2, D-06).
          */
         get: operations["listMessages"];
         put?: never;
@@ -145,13 +180,21 @@ export interface paths {
         };
         /**
          * List datasets (soft-deleted ones excluded)
-         * @description Every dataset of the caller's account; soft-deleted datasets are not listed (seed §4.3, §3.3).
+         * @description Lists the datasets of your account. You get `data`: an array of datasets, each with its
+         *     `id`, `name`, `type`, `size`, `rows` and `file_count`; a deleted dataset is not listed.
+         *
+         *     Contract notes: Every dataset of the caller's account; soft-deleted datasets are not listed (seed §4.3, §3.3).
          */
         get: operations["listDatasets"];
         put?: never;
         /**
          * Create a dataset from uploaded files and/or URLs
-         * @description `multipart/form-data` (seed §4.3). `dataset_name` is required and at least one file
+         * @description Creates a dataset from files and/or URLs, sent as a `multipart/form-data` form:
+         *     `dataset_name`, then one or more `files` parts and/or `urls`; `description` and `tags`
+         *     if you like. You get the new dataset in `data`; a file that could not be read is not
+         *     kept, and is named with the reason in `failed_files` and `failures`.
+         *
+         *     Contract notes: `multipart/form-data` (seed §4.3). `dataset_name` is required and at least one file
          *     part or URL must be given (D-08). Several URLs or tags go in one string, separated by
          *     commas or newlines, or as repeated fields (D-08). Limits: D-15. Files that cannot be
          *     read are not kept and are named in `failed_files` and `failures` (D-27).
@@ -174,7 +217,12 @@ export interface paths {
         put?: never;
         /**
          * Add files to an existing dataset
-         * @description `multipart/form-data` (seed §4.3): `dataset_id` and one or more `files` parts. Files
+         * @description Adds files to one of your datasets, sent as a `multipart/form-data` form: `dataset_id`
+         *     and one or more `files` parts. You get `data` saying how many files were added
+         *     (`files_uploaded`), how many failed (`files_failed`, named in `failed_files`) and their
+         *     `total_size`.
+         *
+         *     Contract notes: `multipart/form-data` (seed §4.3): `dataset_id` and one or more `files` parts. Files
          *     that cannot be read (empty, binary, malformed) are listed in
          *     `failed_files` and counted in `files_failed`; the others are added (D-16).
          */
@@ -190,21 +238,28 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A dataset id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description A dataset id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 dataset_id: components["parameters"]["DatasetId"];
             };
             cookie?: never;
         };
         /**
          * Return one dataset
-         * @description Returns one dataset; a deleted dataset is not found (seed §4.3, §3.3).
+         * @description Reads one dataset of your account. You get the dataset in `data`; a deleted one is a
+         *     404.
+         *
+         *     Contract notes: Returns one dataset; a deleted dataset is not found (seed §4.3, §3.3).
          */
         get: operations["getDataset"];
         put?: never;
         post?: never;
         /**
          * Delete a dataset (soft delete by default)
-         * @description Soft delete by default (seed §3.3): the dataset disappears from list and get, models
+         * @description Deletes a dataset. By default it leaves your lists and the models trained on it keep
+         *     answering; add `?permanent=true` to erase its files too. You get `data` with a
+         *     `message`, the deleted `id` and whether the delete was `permanent`.
+         *
+         *     Contract notes: Soft delete by default (seed §3.3): the dataset disappears from list and get, models
          *     built from it keep working. `permanent=true` also erases its files and text (D-07).
          */
         delete: operations["deleteDataset"];
@@ -224,7 +279,13 @@ export interface paths {
         put?: never;
         /**
          * Run one query against a model
-         * @description The answer is a Server-Sent Events stream (seed §4.4): events `data: {json}` in the
+         * @description Asks one of your models a question: send `query` and `model_id`, and a `conversation_id`
+         *     to keep the exchange in a conversation. You get the answer as a Server-Sent Events
+         *     stream: `data: {...}` events whose `token` chunks, joined in order, are the answer, then
+         *     a `done` chunk and `data: [DONE]`. Send `Accept: application/json` to get one JSON
+         *     result instead.
+         *
+         *     Contract notes: The answer is a Server-Sent Events stream (seed §4.4): events `data: {json}` in the
          *     InferenceChunk shape, ended by `data: [DONE]` (D-03). A client that sends
          *     `Accept: application/json` without `text/event-stream` receives one JSON envelope
          *     holding the assembled InferenceResult instead (D-04). With `conversation_id` the
@@ -249,13 +310,21 @@ export interface paths {
         };
         /**
          * List evaluations, newest first, optionally filtered by status
-         * @description One page of the caller's evaluations, newest first; `status` keeps only that status (seed §4.5, §3.1 rule 2, D-05).
+         * @description Lists your evaluations, newest first, a page at a time (`page`, `per_page`; `status`
+         *     keeps one status only). You get `data` with the page's `evaluations`, `page`, `per_page`
+         *     and the `total`.
+         *
+         *     Contract notes: One page of the caller's evaluations, newest first; `status` keeps only that status (seed §4.5, §3.1 rule 2, D-05).
          */
         get: operations["listEvaluations"];
         put?: never;
         /**
          * Create an evaluation of a model (status pending)
-         * @description Creates an evaluation of a model of the caller's account; it starts `pending` (seed §4.5, §3.1).
+         * @description Creates an evaluation of one of your models: send `name` and `model_id` (the other
+         *     fields have defaults). You get the new evaluation in `data`, `pending` until you start
+         *     it.
+         *
+         *     Contract notes: Creates an evaluation of a model of the caller's account; it starts `pending` (seed §4.5, §3.1).
          */
         post: operations["createEvaluation"];
         delete?: never;
@@ -273,7 +342,11 @@ export interface paths {
         };
         /**
          * Check whether an evaluation name is valid and available
-         * @description `valid` says whether the name follows the naming rules (D-19), `available` whether no evaluation of the account has it; `message` explains (seed §4.5, §2.9).
+         * @description Checks a name before you create or rename an evaluation with it. You get `data` with
+         *     `valid` (the name follows the naming rules), `available` (none of your evaluations has
+         *     it) and a `message` that explains.
+         *
+         *     Contract notes: `valid` says whether the name follows the naming rules (D-19), `available` whether no evaluation of the account has it; `message` explains (seed §4.5, §2.9).
          */
         get: operations["checkEvaluationName"];
         put?: never;
@@ -289,25 +362,34 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
         };
         /**
          * Return one evaluation
-         * @description Returns one evaluation; a finished run carries `results` (seed §4.5).
+         * @description Reads one evaluation of your account. You get it in `data`, with its `status` and, after
+         *     a finished run, its `results`.
+         *
+         *     Contract notes: Returns one evaluation; a finished run carries `results` (seed §4.5).
          */
         get: operations["getEvaluation"];
         /**
          * Update an evaluation's name or description
-         * @description Updates metadata only; the status is unchanged. A name taken by another evaluation is refused with 409 (seed §4.5, D-19, D-17).
+         * @description Changes an evaluation's `name` or `description`. You get the evaluation in `data`; a
+         *     name another of your evaluations has is refused with 409.
+         *
+         *     Contract notes: Updates metadata only; the status is unchanged. A name taken by another evaluation is refused with 409 (seed §4.5, D-19, D-17).
          */
         put: operations["updateEvaluation"];
         post?: never;
         /**
          * Delete an evaluation; refused while it is running
-         * @description Refused while the evaluation is `running` (seed §3.1 rule 1, §8.3): the refusal is
+         * @description Deletes an evaluation, unless it is running: a running one is refused with 409 and kept.
+         *     You get `data` with a `message` and the deleted `id`.
+         *
+         *     Contract notes: Refused while the evaluation is `running` (seed §3.1 rule 1, §8.3): the refusal is
          *     409 with the error envelope (D-13; any 4xx with the envelope is conforming) and the
          *     evaluation is kept. Success: HTTP 200 with a body carrying a `message` string.
          */
@@ -322,7 +404,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
@@ -331,7 +413,11 @@ export interface paths {
         put?: never;
         /**
          * Start a run of an evaluation (no body)
-         * @description pending, completed or failed → running; starting a running evaluation is refused with
+         * @description Starts a run of an evaluation: it becomes `running`, then `completed` (or `failed` when
+         *     the model has nothing to answer from). You get `data` with a `message` and the
+         *     `model_id`; starting a running evaluation is refused with 409.
+         *
+         *     Contract notes: pending, completed or failed → running; starting a running evaluation is refused with
          *     409 (D-12). The run ends completed, or failed when the model has no data to answer from.
          */
         post: operations["startEvaluation"];
@@ -346,7 +432,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
@@ -355,7 +441,11 @@ export interface paths {
         put?: never;
         /**
          * Score samples with RAGAS metrics
-         * @description Scores each sample (D-10) and stores the scores in the evaluation's `results`; the
+         * @description Scores samples (a question, the answer given, the contexts retrieved) with RAGAS-style
+         *     metrics, or the evaluation's own questions when you send none. You get the evaluation in
+         *     `data`, `completed`, with the scores in `results`; refused with 409 while it runs.
+         *
+         *     Contract notes: Scores each sample (D-10) and stores the scores in the evaluation's `results`; the
          *     evaluation becomes completed. Refused with 409 while it is running.
          */
         post: operations["runRagasEvaluation"];
@@ -369,16 +459,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Any JSON value, or null ("any type or null" in the seed). */
+        /** @description Any JSON value, or null. Contract notes: "any type or null" in the seed. */
         AnyValue: (string | null) | (number | null) | (boolean | null) | ({
             [key: string]: unknown;
         } | null) | (unknown[] | null);
         /**
-         * @description Always `success` in a successful response (seed §1.1).
+         * @description Always `success` in a successful response. Contract notes: seed §1.1.
          * @enum {string}
          */
         StatusSuccess: "success";
-        /** @description A failed response (seed §1.2, §7). `message` is a string, possibly empty. */
+        /** @description A failed response. `message` is a string, possibly empty. Contract notes: seed §1.2, §7. */
         ErrorEnvelope: {
             /** @enum {string} */
             status: "error";
@@ -392,7 +482,7 @@ export interface components {
         };
         ModelListEnvelope: {
             status: components["schemas"]["StatusSuccess"];
-            /** @description Every model of the account (D-01). */
+            /** @description Every model of the account. Contract notes: D-01. */
             data: components["schemas"]["Model"][];
         };
         ConversationEnvelope: {
@@ -435,7 +525,7 @@ export interface components {
             status: components["schemas"]["StatusSuccess"];
             data: components["schemas"]["EvaluationStart"];
         };
-        /** @description The one-JSON-result answer (D-04) in envelope rule 1 (seed §1.1). */
+        /** @description The one-JSON-result answer in envelope rule 1. Contract notes: D-04, seed §1.1. */
         InferenceResultEnvelope: {
             status: components["schemas"]["StatusSuccess"];
             data: components["schemas"]["InferenceResult"];
@@ -445,7 +535,9 @@ export interface components {
             data: components["schemas"]["DeleteResult"];
         };
         /**
-         * @description A fine-tuned model (seed §2.1). Only `id` and `name` are always present. Every property
+         * @description A model of your account. Only `id` and `name` are always present.
+         *
+         *     Contract notes: A fine-tuned model (seed §2.1). Only `id` and `name` are always present. Every property
          *     carries `x-predict`: what the conformance suite's reference model predicts of it (see
          *     the document's description).
          */
@@ -471,7 +563,7 @@ export interface components {
             /** @default null */
             base_model_id?: number | null;
             /**
-             * @description Camel case exactly (seed §2.1).
+             * @description Camel case exactly. Contract notes: seed §2.1.
              * @default null
              */
             personaId?: number | null;
@@ -490,24 +582,24 @@ export interface components {
              */
             trained_at?: string | null;
             /**
-             * @description Training status (D-11). Progression pending → training → ready, or failed (D-12).
+             * @description Training status. Progression pending → training → ready, or failed. Contract notes: D-11, D-12.
              * @default null
              * @enum {string|null}
              */
             status?: "pending" | "training" | "ready" | "failed" | null;
             /**
-             * @description Knowledge-graph build status (D-11). pending → building → ready, or failed (D-12).
+             * @description Knowledge-graph build status. pending → building → ready, or failed. Contract notes: D-11, D-12.
              * @default null
              * @enum {string|null}
              */
             graph_status?: "pending" | "building" | "ready" | "failed" | null;
             /**
-             * @description Percent of the graph built (D-11).
+             * @description Percent of the graph built. Contract notes: D-11.
              * @default null
              */
             graph_build_progress?: number | null;
             /**
-             * @description true once fine-tuning has finished (D-12).
+             * @description true once fine-tuning has finished. Contract notes: D-12.
              * @default false
              */
             fine_tuning_status?: boolean | null;
@@ -517,7 +609,7 @@ export interface components {
             external_provider_type?: components["schemas"]["AnyValue"];
             external_model_capabilities?: components["schemas"]["AnyValue"];
             /**
-             * @description Fine-tuning method (D-11).
+             * @description Fine-tuning method. Contract notes: D-11.
              * @default null
              * @enum {string|null}
              */
@@ -564,7 +656,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Training metrics (seed §2.2), the value of Model.metrics: null (the default) until the model is trained. All fields required. */
+        /** @description Training metrics, the value of Model.metrics: null (the default) until the model is trained. All fields required. Contract notes: seed §2.2. */
         Metrics: ({
             accuracy: number;
             loss: number;
@@ -575,7 +667,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         }) | null;
-        /** @description The dataset a model was trained on (seed §2.3), the value of Model.dataset_info: null (the default) until the model is trained. All fields required. */
+        /** @description The dataset a model was trained on, the value of Model.dataset_info: null (the default) until the model is trained. All fields required. Contract notes: seed §2.3. */
         DatasetInfo: ({
             name: string;
             size: number;
@@ -586,7 +678,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         }) | null;
-        /** @description A conversation thread bound to a model (seed §2.4). Required fields and nullability D-09. */
+        /** @description A conversation with a model. Contract notes: seed §2.4; required fields and nullability D-09. */
         Conversation: {
             id: string;
             model_id: number;
@@ -597,34 +689,34 @@ export interface components {
             total_messages: number;
             /** @default  */
             title: string;
-            /** @description The latest message (D-09: empty while there is none). */
+            /** @description The latest message, empty while there is none. Contract notes: D-09. */
             message?: string;
             /**
              * Format: date-time
-             * @description When the latest message was written (D-09: null while there is none).
+             * @description When the latest message was written, null while there is none. Contract notes: D-09.
              */
             message_timestamp?: string | null;
         } & {
             [key: string]: unknown;
         };
-        /** @description One message of a conversation (seed §2.5). Required fields and nullability D-09. */
+        /** @description One message of a conversation. Contract notes: seed §2.5; required fields and nullability D-09. */
         Message: {
             id: string;
             /**
-             * @description Who wrote it (D-11).
+             * @description Who wrote it. Contract notes: D-11.
              * @enum {string}
              */
             role: "user" | "assistant" | "system";
             content: string;
             /**
              * Format: date-time
-             * @description When the message was written; an addition of this contract (D-09).
+             * @description When the message was written. Contract notes: an addition of this contract, D-09.
              */
             created_at?: string;
         } & {
             [key: string]: unknown;
         };
-        /** @description A dataset (seed §2.6). Required fields and nullability D-09. */
+        /** @description A dataset of your account. Contract notes: seed §2.6; required fields and nullability D-09. */
         Dataset: {
             id: number;
             name: string;
@@ -632,7 +724,7 @@ export interface components {
             size: number;
             description?: string;
             /**
-             * @description What the dataset holds, from its files (D-11).
+             * @description What the dataset holds, from its files. Contract notes: D-11.
              * @enum {string}
              */
             type: "text" | "markdown" | "csv" | "json" | "pdf" | "web" | "mixed" | "empty";
@@ -644,11 +736,11 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             file_count: number;
-            /** @description The tags given at creation, split (D-08). Not a field of the seed: a server may send the string it was given. */
+            /** @description The tags given at creation, as a list. Contract notes: D-08; not a field of the seed: a server may send the string it was given. */
             tags?: string[];
-            /** @description The URLs given at creation, split (D-08). Not a field of the seed: a server may send the string it was given. */
+            /** @description The URLs given at creation, as a list. Contract notes: D-08; not a field of the seed: a server may send the string it was given. */
             urls?: string[];
-            /** @description The files of the dataset; clients read files[].name (D-08). Not a field of the seed. */
+            /** @description The files of the dataset; read `files[].name`. Contract notes: D-08; not a field of the seed. */
             files?: ({
                 name: string;
                 size?: number;
@@ -657,20 +749,20 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
-            /** @description On the answer to a create only: the file parts that could not be read and were not kept (D-27). Not a field of the seed. */
+            /** @description On the answer to a create only: the file parts that could not be read and were not kept. Contract notes: D-27; not a field of the seed. */
             failed_files?: string[];
             failures?: components["schemas"]["FileFailures"];
         } & {
             [key: string]: unknown;
         };
-        /** @description Why each refused file part was refused (D-27). Not a field of the seed. */
+        /** @description Why each refused file part was refused. Contract notes: D-27; not a field of the seed. */
         FileFailures: ({
             name: string;
             reason: string;
         } & {
             [key: string]: unknown;
         })[];
-        /** @description The result of adding files to a dataset (seed §2.7). Accounting D-16. */
+        /** @description The result of adding files to a dataset. Contract notes: seed §2.7; accounting D-16. */
         UploadResult: {
             success: boolean;
             dataset_id: number;
@@ -686,27 +778,27 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description Evaluation status (seed §2.8, §3.1).
+         * @description Evaluation status. Contract notes: seed §2.8, §3.1.
          * @enum {string}
          */
         EvaluationStatus: "pending" | "running" | "completed" | "failed";
-        /** @description An evaluation of a model (seed §2.8). Required fields and nullability D-09. */
+        /** @description An evaluation of a model. Contract notes: seed §2.8; required fields and nullability D-09. */
         Evaluation: {
             id: number;
             name: string;
-            /** @description Evaluation kind; the seed shows `ragas` and no closed set (D-11). */
+            /** @description Evaluation kind, such as `ragas`; any string. Contract notes: D-11; the seed shows `ragas` and no closed set. */
             type: string;
             model_id: number;
             question_count?: number;
             description?: string;
-            /** @description Benchmark family; the seed shows `beir` and no closed set (D-11). */
+            /** @description Benchmark family, such as `beir`; any string. Contract notes: D-11; the seed shows `beir` and no closed set. */
             benchmark_type?: string;
             /**
-             * @description Evaluation status (seed §2.8, §3.1).
+             * @description Evaluation status. Contract notes: seed §2.8, §3.1.
              * @enum {string}
              */
             status: "pending" | "running" | "completed" | "failed";
-            /** @description The evaluated model, summarised as {id, name, status} (D-09); its contents are not shown in the seed. */
+            /** @description The evaluated model: its `id`, `name` and `status`. Contract notes: D-09; its contents are not shown in the seed. */
             model?: ({
                 id?: number;
                 name?: string;
@@ -714,7 +806,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             }) | null;
-            /** @description null in every shown response (seed §2.8); any value or null. */
+            /** @description Null; a server may send any value or null. Contract notes: null in every response the seed shows (seed §2.8). */
             user_model?: components["schemas"]["AnyValue"];
             /** Format: date-time */
             created_at: string;
@@ -722,19 +814,19 @@ export interface components {
             updated_at: string;
             /**
              * Format: date-time
-             * @description When the last run started; an addition of this contract (D-12).
+             * @description When the last run started. Contract notes: an addition of this contract, D-12.
              */
             started_at?: string | null;
             /**
              * Format: date-time
-             * @description When the last run ended; an addition of this contract (D-12).
+             * @description When the last run ended. Contract notes: an addition of this contract, D-12.
              */
             completed_at?: string | null;
             results?: components["schemas"]["EvaluationResults"];
         } & {
             [key: string]: unknown;
         };
-        /** @description Scores of the last finished run, the value of Evaluation.results: null before one finished (D-10). Not a field of the seed. */
+        /** @description Scores of the last finished run, null before one finished. Contract notes: D-10; not a field of the seed. */
         EvaluationResults: ({
             scores: components["schemas"]["RagasScores"];
             samples?: {
@@ -746,14 +838,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         }) | null;
-        /** @description RAGAS-style metrics, each 0..1 (D-10). */
+        /** @description RAGAS-style metrics, each 0..1. Contract notes: D-10. */
         RagasScores: {
             faithfulness: number;
             answer_relevancy: number;
             context_precision: number;
             context_recall: number;
         };
-        /** @description One page of evaluations (seed §4.5). */
+        /** @description One page of evaluations. Contract notes: seed §4.5. */
         EvaluationPage: {
             evaluations: components["schemas"]["Evaluation"][];
             page: number;
@@ -762,7 +854,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Whether an evaluation name can be used (seed §2.9). */
+        /** @description Whether an evaluation name can be used. Contract notes: seed §2.9. */
         NameCheck: {
             valid: boolean;
             available: boolean;
@@ -770,14 +862,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The result of starting an evaluation (seed §2.10). */
+        /** @description The result of starting an evaluation. Contract notes: seed §2.10. */
         EvaluationStart: {
             message: string;
             model_id: number;
         } & {
             [key: string]: unknown;
         };
-        /** @description An answer assembled from the stream (seed §2.11), or sent whole (D-04). */
+        /** @description An answer assembled from the stream, or sent whole. Contract notes: seed §2.11, D-04. */
         InferenceResult: {
             /** @description The generated answer text. */
             response: string;
@@ -793,7 +885,14 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description One `data:` event of the inference stream (D-03), one shape per `type`: `token` chunks
+         * @description One event of the inference stream; read `type` first. `token` chunks (and `delta`, the
+         *     spelling some servers use) carry pieces of the answer in `content`: join them in order.
+         *     `status`, `context` and `reasoning` chunks are not part of the answer. The last chunk
+         *     before `data: [DONE]` is `done`, with the conversation and usage fields; an `error`
+         *     chunk says in `message` what failed mid-stream. A chunk may carry more fields than its
+         *     shape lists.
+         *
+         *     Contract notes: One `data:` event of the inference stream (D-03), one shape per `type`: `token` chunks
          *     (and `delta`, the spelling some servers use) carry pieces of the answer in `content`, to
          *     be joined in order; `status`, `context` and `reasoning` chunks are not part of the
          *     answer; the last chunk before `data: [DONE]` has type `done` and carries the
@@ -804,7 +903,7 @@ export interface components {
             /** @enum {string} */
             type: "status" | "context" | "reasoning" | "token" | "delta" | "done" | "error";
         } & (components["schemas"]["StatusChunk"] | components["schemas"]["ContextChunk"] | components["schemas"]["ReasoningChunk"] | components["schemas"]["TokenChunk"] | components["schemas"]["DeltaChunk"] | components["schemas"]["DoneChunk"] | components["schemas"]["ErrorChunk"]);
-        /** @description What the server is doing (`retrieving`); not part of the answer (D-03). */
+        /** @description What the server is doing (`retrieving`); not part of the answer. Contract notes: D-03. */
         StatusChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -815,7 +914,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The passages the answer draws on, named in `sources`; not part of the answer (D-03). */
+        /** @description The passages the answer draws on, named in `sources`; not part of the answer. Contract notes: D-03. */
         ContextChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -827,7 +926,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The model's reasoning; not part of the answer (D-03). */
+        /** @description The model's reasoning; not part of the answer. Contract notes: D-03. */
         ReasoningChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -838,7 +937,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A piece of the answer; the pieces joined in order are the answer (D-03). */
+        /** @description A piece of the answer; the pieces joined in order are the answer. Contract notes: D-03. */
         TokenChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -849,7 +948,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A piece of the answer, as some servers spell a token chunk; read the same way (D-03). */
+        /** @description A piece of the answer, as some servers spell a token chunk; read the same way. Contract notes: D-03. */
         DeltaChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -860,7 +959,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The last chunk before `data: [DONE]`, with the InferenceResult fields other than `response` (D-03). */
+        /** @description The last chunk before `data: [DONE]`, with the InferenceResult fields other than `response`. Contract notes: D-03. */
         DoneChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -878,7 +977,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A failure after the stream began; `message` says what failed (D-03). */
+        /** @description A failure after the stream began; `message` says what failed. Contract notes: D-03. */
         ErrorChunk: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -890,7 +989,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The success body of a delete (D-02). The evaluation delete's `message` is declared (seed §4.5). */
+        /** @description What a delete answers: a `message` and the deleted `id` (and `permanent` for a dataset). Contract notes: D-02; the evaluation delete's `message` is declared (seed §4.5). */
         DeleteResult: {
             message: string;
             id?: string;
@@ -899,7 +998,10 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description The declared body (seed §4.1 table): `model_name` and `dataset_id` (a string) are
+         * @description What to send to create a model: `model_name` and `dataset_id`, the dataset's id as a
+         *     string.
+         *
+         *     Contract notes: The declared body (seed §4.1 table): `model_name` and `dataset_id` (a string) are
          *     required. The seed's usage examples' alternatives (`name`, `dataset`, an integer
          *     `dataset_id`) are not part of this schema; they are readings a server may give
          *     (`x-lenient`, D-21), and the mock rewrites them into it before validation.
@@ -913,7 +1015,7 @@ export interface components {
             use_case_id?: number;
             persona_id?: number;
         };
-        /** @description Seed §4.2: `model_id` (integer) and `title` (string); `model_id` is required, `title` defaults to empty (D-09). */
+        /** @description What to send to start a conversation: `model_id` (an integer) and, if you like, a `title` (default empty). Contract notes: seed §4.2, D-09. */
         ConversationCreateRequest: {
             model_id: number;
             /** @default  */
@@ -922,25 +1024,25 @@ export interface components {
         ConversationRenameRequest: {
             title?: string;
         };
-        /** @description Seed §4.3. `dataset_name` required; files and/or urls (D-08). Limits D-15. */
+        /** @description The form that creates a dataset: `dataset_name`, and files and/or URLs. Contract notes: seed §4.3; D-08; limits D-15. */
         DatasetCreateForm: {
             dataset_name: string;
             description?: string;
-            /** @description Comma- or newline-separated tags (D-08); at most 50 (D-28). */
+            /** @description Comma- or newline-separated tags; at most 50. Contract notes: D-08, D-28. */
             tags?: string;
             /**
-             * @description Comma-, space- or newline-separated http(s) URLs (D-08); at most 100 (D-28).
+             * @description Comma-, space- or newline-separated http(s) URLs; at most 100. Contract notes: D-08, D-28.
              * @example https://docs.northwind.example/handbook
              */
             urls?: string;
             files?: string[];
         };
-        /** @description Seed §4.3: the dataset and one or more file parts. Limits D-15. */
+        /** @description The form that adds files to a dataset: `dataset_id` and one or more file parts. Contract notes: seed §4.3; limits D-15. */
         DatasetUploadForm: {
             dataset_id: string;
             files: string[];
         };
-        /** @description One query (seed §4.4). `query` and `model_id` are required. */
+        /** @description One query. `query` and `model_id` are required. Contract notes: seed §4.4. */
         InferenceRequest: {
             /** @description The question to process. */
             query: string;
@@ -955,7 +1057,7 @@ export interface components {
             thread_id?: string;
             /** @default false */
             enable_web_search?: boolean;
-            /** @description Default is model-specific (256 in this mock, D-23); at least 1 (D-25). */
+            /** @description The most tokens the answer may have, at least 1 (256 when left out, in this mock). Contract notes: the default is model-specific, 256 in this mock (D-23); at least 1 (D-25). */
             max_tokens?: number;
             /** @description 0.0 to 1.0; default model-specific. */
             temperature?: number;
@@ -973,7 +1075,7 @@ export interface components {
             tenant_id?: string;
             /** @description Top-K sampling; range not shown. */
             top_k?: number;
-            /** @description Nucleus sampling threshold, a cumulative probability (D-25). */
+            /** @description Nucleus sampling threshold, a cumulative probability. Contract notes: D-25. */
             top_p?: number;
             /** @enum {string} */
             response_length_preference?: "concise" | "balanced" | "detailed";
@@ -982,14 +1084,14 @@ export interface components {
             /** @description Preference for factual accuracy; scale not shown. */
             factual_precision?: number;
         };
-        /** @description Seed §4.4: an object with keys width, height, steps, guidance; their types are ours (D-25). */
+        /** @description Image generation settings: `width`, `height`, `steps` and `guidance`. Contract notes: seed §4.4; their types are ours (D-25). */
         ImageParameters: {
             width?: number;
             height?: number;
             steps?: number;
             guidance?: number;
         };
-        /** @description Persona configuration for customised answers (seed §4.4; fields D-18). All optional. */
+        /** @description Persona configuration for customised answers; every field is optional. Contract notes: seed §4.4; fields D-18. */
         Persona: {
             name?: string;
             role?: string;
@@ -1001,7 +1103,11 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description Seed §4.5. `name` and `model_id` required and the defaults (D-09); `type` and
+         * @description What to send to create an evaluation: `name` and `model_id`. `type` (default `ragas`),
+         *     `benchmark_type` (default `beir`), `question_count` (default 10) and `description` may
+         *     be left out; an optional `config` object is kept as given.
+         *
+         *     Contract notes: Seed §4.5. `name` and `model_id` required and the defaults (D-09); `type` and
          *     `benchmark_type` are open strings (the seed shows `ragas` and `beir`, D-11); an
          *     optional `config` object is accepted (D-09).
          */
@@ -1013,29 +1119,29 @@ export interface components {
             /** @default beir */
             benchmark_type?: string;
             /**
-             * @description How many questions a run asks; at least 1 (D-25).
+             * @description How many questions a run asks; at least 1. Contract notes: D-25.
              * @default 10
              */
             question_count?: number;
             /** @default  */
             description?: string;
-            /** @description Run configuration, kept as given (D-09; the vendor's public API docs show it). */
+            /** @description Run configuration, kept as given. Contract notes: D-09; the vendor's public API docs show it. */
             config?: {
                 [key: string]: unknown;
             };
         };
-        /** @description Seed §4.5. Both optional. */
+        /** @description What to send to update an evaluation: `name` and/or `description`. Contract notes: seed §4.5; both optional. */
         EvaluationUpdateRequest: {
             name?: string;
             description?: string;
         };
-        /** @description Seed §4.5: `samples` and `selected_questions`, both arrays, both possibly empty (element shapes D-10). */
+        /** @description What to send to score an evaluation: `samples` and `selected_questions`, both arrays, both possibly empty. Contract notes: seed §4.5; element shapes D-10. */
         RagasRequest: {
             samples?: components["schemas"]["RagasSample"][];
-            /** @description Questions (exact texts) of `samples` to score; empty or absent means all (D-10). */
+            /** @description Questions (exact texts) of `samples` to score; empty or absent means all. Contract notes: D-10. */
             selected_questions?: string[];
         };
-        /** @description One question, the answer given and the contexts retrieved (D-10). A sample without `answer` is scored as an empty answer. */
+        /** @description One question, the answer given and the contexts retrieved. A sample without `answer` is scored as an empty answer. Contract notes: D-10. */
         RagasSample: {
             question: string;
             answer?: string;
@@ -1044,7 +1150,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request — malformed JSON, a wrong content type, an unreadable multipart body (D-17). */
+        /** @description Bad request — malformed JSON, a wrong content type, an unreadable multipart body. Contract notes: D-17. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1053,7 +1159,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Invalid or missing API key (seed §5.3). */
+        /** @description Invalid or missing API key. Contract notes: seed §5.3. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1062,7 +1168,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description No such resource in the caller's account, or no such path (D-17, D-24). */
+        /** @description No such resource in the caller's account, or no such path. Contract notes: D-17, D-24. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1071,7 +1177,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The resource is in a state that refuses the request, for example a running evaluation (D-13). */
+        /** @description The resource is in a state that refuses the request, for example a running evaluation. Contract notes: D-13. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1080,7 +1186,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The body, a file or the number of files is over the limit (D-15). */
+        /** @description The body, a file or the number of files is over the limit. Contract notes: D-15. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -1089,7 +1195,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Validation error — the body or a parameter breaks the contract; the message names the field and the rule (D-17). */
+        /** @description Validation error: the body or a parameter is not what the API accepts; the message names the field and the rule. Contract notes: D-17. */
         ValidationError: {
             headers: {
                 [name: string]: unknown;
@@ -1098,7 +1204,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limited (seed §8.4). */
+        /** @description Rate limited. Contract notes: seed §8.4. */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1121,26 +1227,26 @@ export interface components {
         };
     };
     parameters: {
-        /** @description A model id, as a string in the path (seed §4); a non-number is not found (D-20). */
+        /** @description A model id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
         ModelId: string;
-        /** @description A conversation id, as a string in the path (seed §4); a UUID in this mock (D-20). */
+        /** @description A conversation id, as a string in the path; a UUID in this mock. Contract notes: seed §4, D-20. */
         ConversationId: string;
-        /** @description A dataset id, as a string in the path (seed §4); a non-number is not found (D-20). */
+        /** @description A dataset id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
         DatasetId: string;
-        /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+        /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
         EvaluationId: string;
-        /** @description At most this many items (D-06). The seed's usage examples pass an integer. */
+        /** @description At most this many items (default 50). Contract notes: D-06; the seed's usage examples pass an integer. */
         Limit: number;
-        /** @description Skip this many items (D-06). The seed's usage examples pass an integer. */
+        /** @description Skip this many items first (default 0). Contract notes: D-06; the seed's usage examples pass an integer. */
         Offset: number;
     };
     requestBodies: never;
     headers: {
-        /** @description Seconds to wait before retrying (D-14). */
+        /** @description Seconds to wait before retrying. Contract notes: D-14. */
         RetryAfter: number;
-        /** @description Requests allowed per window (D-14). */
+        /** @description Requests allowed per window. Contract notes: D-14. */
         RateLimitLimit: number;
-        /** @description Requests left in the current window (D-14). */
+        /** @description Requests left in the current window. Contract notes: D-14. */
         RateLimitRemaining: number;
     };
     pathItems: never;
@@ -1209,7 +1315,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A model id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description A model id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 model_id: components["parameters"]["ModelId"];
             };
             cookie?: never;
@@ -1238,7 +1344,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A model id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description A model id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 model_id: components["parameters"]["ModelId"];
             };
             cookie?: never;
@@ -1265,11 +1371,11 @@ export interface operations {
     listConversations: {
         parameters: {
             query: {
-                /** @description The model whose conversations are listed (a string, seed §4.2). */
+                /** @description The model whose conversations you want, its id as a string. Contract notes: seed §4.2. */
                 model_id: string;
-                /** @description At most this many items (D-06). The seed's usage examples pass an integer. */
+                /** @description At most this many items (default 50). Contract notes: D-06; the seed's usage examples pass an integer. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Skip this many items (D-06). The seed's usage examples pass an integer. */
+                /** @description Skip this many items first (default 0). Contract notes: D-06; the seed's usage examples pass an integer. */
                 offset?: components["parameters"]["Offset"];
             };
             header?: never;
@@ -1331,7 +1437,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A conversation id, as a string in the path (seed §4); a UUID in this mock (D-20). */
+                /** @description A conversation id, as a string in the path; a UUID in this mock. Contract notes: seed §4, D-20. */
                 conversation_id: components["parameters"]["ConversationId"];
             };
             cookie?: never;
@@ -1358,12 +1464,12 @@ export interface operations {
     renameConversation: {
         parameters: {
             query?: {
-                /** @description Alternative spelling of the body's `title` (seed §4.2 usage examples, D-21). */
+                /** @description Alternative spelling of the body's `title`. Contract notes: seed §4.2 usage examples, D-21. */
                 title?: string;
             };
             header?: never;
             path: {
-                /** @description A conversation id, as a string in the path (seed §4); a UUID in this mock (D-20). */
+                /** @description A conversation id, as a string in the path; a UUID in this mock. Contract notes: seed §4, D-20. */
                 conversation_id: components["parameters"]["ConversationId"];
             };
             cookie?: never;
@@ -1395,14 +1501,14 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
-                /** @description At most this many items (D-06). The seed's usage examples pass an integer. */
+                /** @description At most this many items (default 50). Contract notes: D-06; the seed's usage examples pass an integer. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Skip this many items (D-06). The seed's usage examples pass an integer. */
+                /** @description Skip this many items first (default 0). Contract notes: D-06; the seed's usage examples pass an integer. */
                 offset?: components["parameters"]["Offset"];
             };
             header?: never;
             path: {
-                /** @description A conversation id, as a string in the path (seed §4); a UUID in this mock (D-20). */
+                /** @description A conversation id, as a string in the path; a UUID in this mock. Contract notes: seed §4, D-20. */
                 conversation_id: components["parameters"]["ConversationId"];
             };
             cookie?: never;
@@ -1519,7 +1625,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A dataset id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description A dataset id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 dataset_id: components["parameters"]["DatasetId"];
             };
             cookie?: never;
@@ -1546,12 +1652,12 @@ export interface operations {
     deleteDataset: {
         parameters: {
             query?: {
-                /** @description Erase the dataset and its files instead of a soft delete (D-07). */
+                /** @description Erase the dataset and its files instead of a soft delete. Contract notes: D-07. */
                 permanent?: boolean;
             };
             header?: never;
             path: {
-                /** @description A dataset id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description A dataset id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 dataset_id: components["parameters"]["DatasetId"];
             };
             cookie?: never;
@@ -1588,7 +1694,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer, streamed (default) or as one JSON result (D-04). */
+            /** @description The answer, streamed (default) or as one JSON result. Contract notes: D-04. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1611,11 +1717,11 @@ export interface operations {
     listEvaluations: {
         parameters: {
             query?: {
-                /** @description Only evaluations in this status (seed §3.1 rule 2; parameter name D-05). */
+                /** @description Only evaluations in this status: `pending`, `running`, `completed` or `failed`. Contract notes: seed §3.1 rule 2; the parameter's name is D-05. */
                 status?: components["schemas"]["EvaluationStatus"];
-                /** @description 1-based page number (D-05). A page past the end is empty. */
+                /** @description 1-based page number. A page past the end is empty. Contract notes: D-05. */
                 page?: number;
-                /** @description Page size (D-05; the vendor's public API docs give the default 20). */
+                /** @description Evaluations per page (default 20). Contract notes: D-05; the vendor's public API docs give the default 20. */
                 per_page?: number;
             };
             header?: never;
@@ -1676,7 +1782,7 @@ export interface operations {
     checkEvaluationName: {
         parameters: {
             query: {
-                /** @description The name to check. Validity rules D-19. */
+                /** @description The name to check. Contract notes: validity rules D-19. */
                 name: string;
             };
             header?: never;
@@ -1707,7 +1813,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
@@ -1736,7 +1842,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
@@ -1771,7 +1877,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
@@ -1790,7 +1896,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description The evaluation is running and cannot be deleted (D-13). */
+            /** @description The evaluation is running and cannot be deleted. Contract notes: D-13. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1809,7 +1915,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
@@ -1839,7 +1945,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An evaluation id, as a string in the path (seed §4); a non-number is not found (D-20). */
+                /** @description An evaluation id, as a string in the path; a non-number is not found. Contract notes: seed §4, D-20. */
                 evaluation_id: components["parameters"]["EvaluationId"];
             };
             cookie?: never;
