@@ -18,7 +18,14 @@ OPEN_KEYS ?= test-*
 run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OPEN_KEYS (default test-*) opening their own accounts
 	go run ./cmd/mockserver --addr $(ADDR) --open-keys '$(OPEN_KEYS)'
 
-test: vet lint-spec types go-test model-proof fuzz-short soak-short selftest explore-short check-clauses mutation browser-test npm-test ## everything CI runs
+# make test runs two lanes at once (scripts/test-lanes.sh): the Go work
+# that keeps both cores busy, and the work that mostly waits (Chromium, npm,
+# the suite's own pauses against a mock). Each lane keeps its order and
+# stops at its first failure; the binaries are built once, before both.
+TEST_GO_LANE := vet go-test model-proof fuzz-short mutation
+TEST_WAIT_LANE := lint-spec types check-clauses soak-short selftest explore-short browser-test npm-test
+test: build $(NODE_STAMP) ## everything CI runs, in two lanes at once (TEST_GO_LANE, TEST_WAIT_LANE; each target's time below)
+	bash scripts/test-lanes.sh "go=$(TEST_GO_LANE)" "wait=$(TEST_WAIT_LANE)"
 
 vet: ## gofmt, go vet and check-lines
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
