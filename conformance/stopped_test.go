@@ -100,6 +100,7 @@ func TestDeadlineWritesTheReports(t *testing.T) {
 
 // SIGTERM (and SIGINT) stop the run the same way.
 func TestSignalWritesTheReports(t *testing.T) {
+	childRuns(t)
 	base, n := slowServer(t, 500*time.Millisecond)
 	dir := t.TempDir()
 	raw, _ := json.Marshal(append(reportArgs(dir), "--base-url", base))

@@ -123,7 +123,7 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 	}
 	st := &answerStream{
 		text: reply.Text, ends: make([]uint32, len(reply.Tokens)), sources: reply.Sources, passages: len(reply.Passages),
-		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start,
+		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start, pace: c.pace,
 		account: c.account, answerID: reply.AnswerID,
 	}
 	end := 0
@@ -156,6 +156,7 @@ type answerStream struct {
 	conversationID, threadID string
 	meta                     json.RawMessage
 	fault                    string
+	pace                     *streamPace // an override's token pace; nil: --token-interval
 	start                    time.Time
 	// account and answerID name the conversation message that waits for
 	// the text this stream sends (D-30); answerID is "" without one.
@@ -190,7 +191,7 @@ func (st *answerStream) token(i int) string {
 }
 
 // stream writes the answer as Server-Sent Events, token by token, paced by
-// TokenInterval. It returns as soon as the client leaves or the server shuts
+// TokenInterval or the pace an override set. It returns as soon as the client leaves or the server shuts
 // down: nothing keeps running for a gone client. It parks in its own frame
 // (one timer, reset per token), never in a deeper call, to keep the parked
 // stack small.
@@ -216,24 +217,31 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		return
 	}
 	st.sources = nil
-	interval := s.cfg.TokenInterval
-	var pace *time.Timer
-	if interval > 0 {
-		pace = time.NewTimer(interval)
-		defer pace.Stop()
-	}
+	// The pause before each token: --token-interval, or an override's pace.
+	var timer waitTimer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	n, half := len(st.ends), len(st.ends)/2
 	for i := range n {
-		if pace == nil {
+		d := s.cfg.TokenInterval
+		if st.pace != nil {
+			d = st.pace.next()
+		}
+		if d <= 0 {
 			if ctxDone(ctx) {
 				return
 			}
 		} else {
-			if i > 0 {
-				pace.Reset(interval)
+			if timer == nil {
+				timer = s.timers.newTimer(d)
+			} else {
+				timer.Reset(d)
 			}
 			select {
-			case <-pace.C:
+			case <-timer.C():
 			case <-ctx.Done():
 				return
 			case <-s.shutdown:

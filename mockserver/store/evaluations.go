@@ -107,9 +107,13 @@ type StartResult struct {
 
 // validateName applies D-19 with the length bounds the server read from
 // the contract (Config.EvaluationName); the error says which rule failed.
-func (a *Account) validateName(name string) error {
+func (a *Account) validateName(name string) error { return a.store.CheckEvaluationName(name) }
+
+// CheckEvaluationName applies D-19 to an evaluation's name, as a create,
+// a rename and check-name do.
+func (s *Store) CheckEvaluationName(name string) error {
 	t := strings.TrimSpace(name)
-	bound := a.store.cfg.EvaluationName
+	bound := s.cfg.EvaluationName
 	switch n := utf8.RuneCountInString(t); {
 	case t == "":
 		return errors.New("name must not be empty or only spaces")

@@ -82,11 +82,13 @@ type removed struct {
 // commit records a change of the account: the store's version moves (the
 // answers encoded ahead are stale) and, with a log, the change is
 // appended. The caller holds a.mu and has made the change. An account that
-// was reset meanwhile is no longer the store's: its changes are not kept.
+// was reset meanwhile is no longer the store's: its changes are not kept;
+// nor are those of an account opened on demand (Open), which no state file
+// holds.
 func (a *Account) commit(c change) {
 	a.store.touch()
 	l := a.store.log
-	if l == nil || a.replaced {
+	if l == nil || a.replaced || a.transient {
 		return
 	}
 	c.Account, c.LastID, c.LastSeq, c.UUIDs = a.name, a.lastID, a.lastSeq, a.uuids

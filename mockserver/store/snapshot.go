@@ -120,17 +120,18 @@ type evaluationSnap struct {
 	CompletedAt   *time.Time `json:"completed_at"`
 }
 
-// Snapshot encodes every account (soft-deleted datasets, extracted text,
+// Snapshot encodes every account but those Open made (soft-deleted datasets, extracted text,
 // trainings, conversations, evaluations, id counters and clock offsets
 // included) as versioned JSON that Restore reads back. Each account is
 // copied under its own lock, so each is consistent; evaluations whose run
 // has ended are finished first, so the file holds what clients have seen.
 func (s *Store) Snapshot() ([]byte, error) {
 	s.mu.RLock()
-	names := sortedKeys(s.accounts)
-	accounts := make([]*Account, len(names))
-	for i, n := range names {
-		accounts[i] = s.accounts[n]
+	accounts := make([]*Account, 0, len(s.accounts))
+	for _, n := range sortedKeys(s.accounts) {
+		if a := s.accounts[n]; !a.transient {
+			accounts = append(accounts, a)
+		}
 	}
 	s.mu.RUnlock()
 	out := snapshot{Version: SnapshotVersion, Accounts: make([]accountSnap, 0, len(accounts))}

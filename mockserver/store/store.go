@@ -79,6 +79,10 @@ func New(cfg Config) *Store {
 	return &Store{cfg: cfg, accounts: map[string]*Account{}}
 }
 
+// Config is the store's configuration, to make a store alike (a scratch
+// store that tries a load first).
+func (s *Store) Config() Config { return s.cfg }
+
 // touch moves the version after a change.
 func (s *Store) touch() { s.version.Add(1) }
 
@@ -110,15 +114,33 @@ func (s *Store) Account(name string) *Account {
 	return a
 }
 
+// Open creates the account named name, empty, as one that lives as long as
+// the process: Snapshot leaves it out, so a state file never holds it (the
+// server's accounts opened on demand, for keys it was not given). It
+// returns the account as it is when name exists already.
+func (s *Store) Open(name string) *Account {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.accounts[name]; a != nil {
+		return a
+	}
+	a := s.newAccount(name, s.blocks)
+	a.transient = true
+	s.blocks++
+	s.accounts[name] = a
+	return a
+}
+
 // Reset replaces the account named name by an empty one and returns it. The
 // new account keeps the old one's id block and starts it over, so a preload
-// after a reset gives the fixtures the ids they had before.
+// after a reset gives the fixtures the ids they had before; an account Open
+// made stays out of snapshots.
 func (s *Store) Reset(name string) *Account {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	block := s.blocks
+	block, transient := s.blocks, false
 	if old := s.accounts[name]; old != nil {
-		block = old.block
+		block, transient = old.block, old.transient
 		// A request that holds the old account may still change it:
 		// those changes are lost with it, so they are not logged.
 		old.mu.Lock()
@@ -128,6 +150,7 @@ func (s *Store) Reset(name string) *Account {
 		s.blocks++
 	}
 	a := s.newAccount(name, block)
+	a.transient = transient
 	s.accounts[name] = a
 	a.commitWhole()
 	return a
@@ -163,6 +186,8 @@ type Account struct {
 	clock *lifecycle.OffsetClock
 	// block is the account's id block (see idsPerAccount).
 	block int64
+	// transient marks an account Open made: no snapshot holds it.
+	transient bool
 
 	mu sync.Mutex // guards the fields below and everything they point to
 	// lastID is the last integer id handed out (dataset, model, evaluation).

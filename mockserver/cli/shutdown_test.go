@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -14,13 +14,11 @@ import (
 	"time"
 )
 
-// TestMain lets a test run this binary's main in a child process (the
+// TestMain lets a test run the mock's Command in a child process (the
 // SIGTERM test below), configured through the MOCK_* environment.
 func TestMain(m *testing.M) {
 	if os.Getenv("MOCKSERVER_TEST_CHILD") == "1" {
-		os.Args = os.Args[:1]
-		main()
-		os.Exit(0)
+		os.Exit(Command(nil, os.Stdout, os.Stderr, os.Getenv))
 	}
 	os.Exit(m.Run())
 }

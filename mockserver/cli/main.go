@@ -1,6 +1,7 @@
-// Command mockserver serves the contract as a stateful mock: see README.md
-// ("The mock server") and `mockserver --help`.
-package main
+// Package cli is the mock server's command line, shared by cmd/mockserver
+// and `contractkit mock` (cmd/contractkit, the binary the npm package
+// ships): see README.md ("The mock server") and `mockserver --help`.
+package cli
 
 import (
 	"context"
@@ -17,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"contractkit/fixtures"
 	"contractkit/internal/envflag"
 	"contractkit/internal/gcfloor"
 	"contractkit/internal/logbuf"
@@ -33,46 +33,53 @@ const (
 	exitUsage = 2
 )
 
-func main() {
-	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
+// Command runs the mock with args (the program name left out) until SIGINT
+// or SIGTERM, reading every flag not given from getenv, and returns the
+// exit status.
+func Command(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	m := &Main{Stdout: stdout, Stderr: stderr}
+	if err := m.ParseFlags(args, getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(exitOK)
+			return exitOK
 		}
-		fmt.Fprintln(os.Stderr, "mockserver:", err)
-		os.Exit(exitUsage)
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return exitUsage
 	}
 	if m.showVersion {
 		fmt.Fprintln(m.Stdout, "mockserver", version.Get())
-		return
+		return exitOK
 	}
 	if m.listMutants {
 		m.printMutants()
-		return
+		return exitOK
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := m.Run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "mockserver:", err)
-		os.Exit(exitFail)
+		fmt.Fprintln(stderr, "mockserver:", err)
+		return exitFail
 	}
+	return exitOK
 }
 
 // Main is the program, reusable by tests: ParseFlags, then Run until ctx ends.
 type Main struct {
 	Stdout, Stderr io.Writer
 
-	cfg         mockserver.Config
-	addr        string
-	fixtures    string
-	logLevel    string
-	pprofAddr   string
-	gcFloorMB   int
-	listMutants bool
-	showVersion bool
-	breakName   string
-	mutant      *mutation.Mutant
-	keys        keyList
+	cfg      mockserver.Config
+	addr     string
+	fixtures string
+	// fixtureRules are --fixtures PATTERN=SET values (fixtures.go).
+	fixtureRules []string
+	logLevel     string
+	pprofAddr    string
+	gcFloorMB    int
+	listMutants  bool
+	showVersion  bool
+	breakName    string
+	mutant       *mutation.Mutant
+	keys         keyList
+	openKeys     keyList
 	// Addr is the address actually listened on, set by Run (for port 0).
 	Addr chan string
 }
@@ -87,6 +94,28 @@ func (k *keyList) Set(v string) error {
 			*k = append(*k, key)
 		}
 	}
+	return nil
+}
+
+// latencyFlag is --latency: a duration or a range of two.
+type latencyFlag struct{ cfg *mockserver.Config }
+
+func (f latencyFlag) String() string {
+	if f.cfg == nil || f.cfg.LatencyMax <= f.cfg.Latency {
+		if f.cfg == nil {
+			return "0s"
+		}
+		return f.cfg.Latency.String()
+	}
+	return f.cfg.Latency.String() + ".." + f.cfg.LatencyMax.String()
+}
+
+func (f latencyFlag) Set(v string) error {
+	lo, hi, err := mockserver.ParseDelayRange(v)
+	if err != nil {
+		return err
+	}
+	f.cfg.Latency, f.cfg.LatencyMax = lo, hi
 	return nil
 }
 
@@ -107,12 +136,15 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&m.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
 	fs.Var(&m.keys, "api-key", "accepted API `KEY`, repeatable (each key is its own account; env: comma-separated); none: a development key is printed at start-up")
+	fs.Var(&m.openKeys, "open-keys", "key `PATTERN` (a glob: * any run, ? one character, e.g. 'test-*'), repeatable (env: comma-separated): any key it matches opens its own account on first use, with the fixtures, its own overrides and journal; not kept by --state")
+	fs.IntVar(&m.cfg.MaxOpenAccounts, "open-keys-max", mockserver.DefaultMaxOpenAccounts, "at most `N` accounts opened by --open-keys; a new key past it is refused 401 naming this bound")
 	fs.Int64Var(&m.cfg.Seed, "seed", 1, "seed `N` for generated data: the same seed gives the same data")
 	fs.DurationVar(&m.cfg.TrainDuration, "train-duration", 5*time.Second, "how long a new model trains; 0 means ready at once")
 	fs.DurationVar(&m.cfg.EvalDuration, "eval-duration", 10*time.Second, "how long a started evaluation runs")
-	fs.StringVar(&m.fixtures, "fixtures", "default", "preload every account from `DIR` (set.json or default.json plus files/); \"default\" uses the built-in set, \"none\" starts empty")
+	m.fixtures = "default"
+	fs.Var(fixturesFlag{&m.fixtures, &m.fixtureRules}, "fixtures", "preload every account from `SET`: \"default\" (the built-in set), \"none\" (empty) or a DIR (set.json or default.json plus files/); PATTERN=SET, repeatable (env: comma-separated), gives the keys PATTERN matches their own, e.g. 'empty-*=none'")
 	fs.StringVar(&m.cfg.StateFile, "state", "", "keep every account in `FILE` across restarts and crashes: restored at start (created when missing); every change is in FILE.log, fsynced, before it is answered, and folded into FILE now and then and on shutdown; empty: in memory only")
-	fs.DurationVar(&m.cfg.Latency, "latency", 0, "delay added to every /api/v1 answer")
+	fs.Var(latencyFlag{&m.cfg}, "latency", "delay added to every /api/v1 answer: a `DURATION` (250ms) or a range (100ms..900ms, drawn per call, seeded by --seed)")
 	fs.Float64Var(&m.cfg.ErrorRate, "error-rate", 0, "share `F` (0..1) of /api/v1 requests answered with a random 500")
 	fs.IntVar(&m.cfg.RateLimit, "rate-limit", 0, "requests per second per key before 429 with Retry-After; 0 means unlimited")
 	fs.DurationVar(&m.cfg.TokenInterval, "token-interval", 20*time.Millisecond, "pause between streamed tokens")
@@ -152,7 +184,16 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 			return err
 		}
 	}
+	if m.cfg.MaxOpenAccounts < 1 {
+		return fmt.Errorf("--open-keys-max %d: at least 1", m.cfg.MaxOpenAccounts)
+	}
+	for _, p := range m.openKeys {
+		if err := mockserver.CheckKeyPattern(p); err != nil {
+			return fmt.Errorf("--open-keys: %w", err)
+		}
+	}
 	m.cfg.Keys = m.keys
+	m.cfg.OpenKeys = m.openKeys
 	if m.breakName != "" {
 		mu, err := mutation.Lookup(m.breakName)
 		if err != nil {
@@ -178,17 +219,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.cfg.Logger = log
 	// Every open stream holds a socket: Go itself lifts the soft open-file
 	// limit to the hard one at start-up (since Go 1.19).
-	switch m.fixtures {
-	case "none":
-	case "default", "":
-		b := fixtures.Default()
-		m.cfg.Fixtures = &b
-	default:
-		b, err := fixtures.Load(m.fixtures)
-		if err != nil {
-			return fmt.Errorf("--fixtures: %w", err)
-		}
-		m.cfg.Fixtures = &b
+	if err := m.loadFixtures(); err != nil {
+		return err
 	}
 	srv, err := mockserver.New(m.cfg)
 	if err != nil {
@@ -230,6 +262,9 @@ func (m *Main) Run(ctx context.Context) error {
 		fmt.Fprintf(m.Stdout, "No --api-key given: use the development key %s\n", mockserver.DevKey)
 	}
 	fmt.Fprintf(m.Stdout, "mockserver listening on http://%s (%d account(s))\n", ln.Addr(), max(len(m.keys), 1))
+	if len(m.openKeys) > 0 {
+		fmt.Fprintf(m.Stdout, "Keys matching %s open their own account on first use (at most %d)\n", strings.Join(m.openKeys, ", "), m.cfg.MaxOpenAccounts)
+	}
 	if m.Addr != nil {
 		m.Addr <- ln.Addr().String()
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -49,6 +49,7 @@ func newMain() (*Main, *syncBuffer, *syncBuffer) {
 var allFlags = []string{
 	"addr", "api-key", "seed", "train-duration", "eval-duration", "fixtures", "state",
 	"latency", "error-rate", "rate-limit", "token-interval", "log-level", "break", "list-mutants", "pprof", "version", "gc-floor",
+	"open-keys", "open-keys-max",
 }
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -84,6 +85,8 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		"MOCK_PPROF":          "127.0.0.1:6061",
 		"MOCK_VERSION":        "true",
 		"MOCK_GC_FLOOR":       "32",
+		"MOCK_OPEN_KEYS":      "test-*, e2e-??",
+		"MOCK_OPEN_KEYS_MAX":  "12",
 	}
 	if len(vars) != len(allFlags) {
 		t.Fatalf("the test sets %d variables for %d flags", len(vars), len(allFlags))
@@ -113,6 +116,8 @@ func TestParseFlagsFromEnvironment(t *testing.T) {
 		{"list-mutants", m.listMutants, true},
 		{"pprof", m.pprofAddr, "127.0.0.1:6061"},
 		{"version", m.showVersion, true},
+		{"open-keys", strings.Join(m.cfg.OpenKeys, "|"), "test-*|e2e-??"},
+		{"open-keys-max", m.cfg.MaxOpenAccounts, 12},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -136,6 +141,39 @@ func TestParseFlagsFlagWinsOverEnvironment(t *testing.T) {
 	}
 	if m.cfg.RateLimit != 9 {
 		t.Errorf("rate-limit got %d, want 9 from the environment (no flag given)", m.cfg.RateLimit)
+	}
+}
+
+func TestParseFlagsLatencyRange(t *testing.T) {
+	m, _, _ := newMain()
+	if err := m.ParseFlags([]string{"--latency", "100ms..900ms"}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if m.cfg.Latency != 100*time.Millisecond || m.cfg.LatencyMax != 900*time.Millisecond {
+		t.Errorf("--latency 100ms..900ms got %v..%v", m.cfg.Latency, m.cfg.LatencyMax)
+	}
+}
+
+func TestParseFlagsFixtureRules(t *testing.T) {
+	m, _, _ := newMain()
+	if err := m.ParseFlags([]string{"--fixtures", "none", "--fixtures", "empty-*=none, demo-*=default"}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if m.fixtures != "none" || !slices.Equal(m.fixtureRules, []string{"empty-*=none", "demo-*=default"}) {
+		t.Errorf("--fixtures got %q and rules %q", m.fixtures, m.fixtureRules)
+	}
+	if err := m.loadFixtures(); err != nil {
+		t.Fatal(err)
+	}
+	if m.cfg.Fixtures != nil || len(m.cfg.FixtureRules) != 2 || m.cfg.FixtureRules[0].Fixtures != nil || m.cfg.FixtureRules[1].Fixtures == nil {
+		t.Errorf("loaded: default %v, rules %+v; want none, then none for empty-* and the built-in set for demo-*", m.cfg.Fixtures, m.cfg.FixtureRules)
+	}
+	m, _, _ = newMain()
+	if err := m.ParseFlags(nil, env(map[string]string{"MOCK_FIXTURES": "default,test-*=none"})); err != nil {
+		t.Fatal(err)
+	}
+	if m.fixtures != "default" || !slices.Equal(m.fixtureRules, []string{"test-*=none"}) {
+		t.Errorf("MOCK_FIXTURES got %q and rules %q", m.fixtures, m.fixtureRules)
 	}
 }
 
@@ -166,6 +204,12 @@ func TestParseFlagsBadValues(t *testing.T) {
 		{name: "env duration", env: map[string]string{"MOCK_TRAIN_DURATION": "soon"}, says: "MOCK_TRAIN_DURATION"},
 		{name: "env negative rate limit", env: map[string]string{"MOCK_RATE_LIMIT": "-3"}, says: "rate-limit"},
 		{name: "env error rate", env: map[string]string{"MOCK_ERROR_RATE": "2"}, says: "error-rate"},
+		{name: "latency range upside down", args: []string{"--latency", "900ms..100ms"}, says: "lower bound first"},
+		{name: "fixtures for every key", args: []string{"--fixtures", "*=none"}, says: "every key"},
+		{name: "fixtures rule without a set", args: []string{"--fixtures", "empty-*="}, says: "name a set"},
+		{name: "open keys for every key", args: []string{"--open-keys", "*"}, says: "every key"},
+		{name: "open keys with a space", args: []string{"--open-keys", "test *"}, says: "space"},
+		{name: "no open accounts", args: []string{"--open-keys", "test-*", "--open-keys-max", "0"}, says: "open-keys-max"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
