@@ -103,12 +103,12 @@ func (e *env) conversationSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				op: "deleteConversation", res: &created,
+				of: "conversation_id", res: &created,
 				gone: []goneCheck{
 					{"MUST NOT list the messages of a deleted conversation: the error envelope (404)",
-						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned("listMessages")},
+						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned("conversation_id")},
 					{"MUST NOT list a deleted conversation",
-						declared("4.2.4", "4.2.1"), e.notListed("listConversations", func() map[string]string { return map[string]string{"model_id": model} })},
+						declared("4.2.4", "4.2.1"), e.notListed("conversation_id", func() map[string]string { return map[string]string{"model_id": model} })},
 				},
 			})
 		})

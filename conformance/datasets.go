@@ -135,13 +135,13 @@ func (e *env) datasetSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				op: "deleteDataset", res: &created,
+				of: "dataset_id", res: &created,
 				gone: []goneCheck{
 					{"SHOULD no longer return or list a soft-deleted dataset (404)",
 						decidedBy("D-07", "3.3", "4.3.5"), func(ctx SpecContext, id string) {
 							e.expectError(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, id)}),
 								refusal{statuses: []int{http.StatusNotFound}})
-							e.notListed("listDatasets", nil)(ctx, id)
+							e.notListed("dataset_id", nil)(ctx, id)
 						}},
 				},
 			})

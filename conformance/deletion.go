@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"contractkit/exchange"
 	"contractkit/judge"
@@ -40,9 +41,9 @@ var deleteChecks = map[string]deleteCheck{
 
 // deletion is one area's end of a resource's life.
 type deletion struct {
-	// op is the DELETE operation (deleteChecks); the resource it deletes
-	// names it in skip reasons and messages.
-	op string
+	// of is the id parameter of the resource deleted ("model_id"): its
+	// DELETE (deleteChecks) is the operation at that place.
+	of string
 	// res is the flow's resource, made by its BeforeAll.
 	res *created
 
@@ -68,11 +69,11 @@ type goneCheck struct {
 // deletionSpecs registers d's checks in the calling flow. Their location
 // is the area file's call.
 func (e *env) deletionSpecs(d deletion) {
-	dc, ok := deleteChecks[d.op]
-	op, isOp := spec.Strict().Operation(d.op)
-	_, r := spec.Strict().Place(op)
+	op, isOp := spec.Strict().OperationAt(spec.RoleDelete, d.of)
+	dc, ok := deleteChecks[op.ID]
+	r := spec.Strict().ResourceNamed(d.of)
 	if !ok || !isOp || r == nil {
-		panic("conformance: deletionSpecs: " + d.op + " is no DELETE of a resource with a check in deleteChecks")
+		panic("conformance: deletionSpecs: no DELETE of " + d.of + " with a check in deleteChecks")
 	}
 	what := r.Word()
 	deleted := false
@@ -84,10 +85,10 @@ func (e *env) deletionSpecs(d deletion) {
 			}
 		}
 		req := e.sampleRequest(op, map[string]string{r.Param: d.res.id})
-		if e.cfg.Spend.active() && op.ID == "deleteDataset" {
-			// D-40: a run that counts its spending leaves no dataset
-			// soft-deleted (the contract has no way to erase one later).
-			req.Query = url.Values{"permanent": {"true"}}
+		if q := permanently(spec.Strict(), op); e.cfg.Spend.active() && q != nil {
+			// D-40: a run that counts its spending leaves nothing
+			// soft-deleted (the contract has no way to erase it later).
+			req.Query = q
 		}
 		x := e.do(ctx, req)
 		deleted = x.Status/100 == 2
@@ -115,33 +116,44 @@ func (e *env) deletionSpecs(d deletion) {
 	}
 }
 
-// notReturned judges that operation id (a read that names the deleted
-// resource in its path) does not find it (404, D-17).
-func (e *env) notReturned(id string) func(SpecContext, string) {
-	op, param := pathRead(id)
+// permanently is the query that makes op's delete permanent: the `unless`
+// of its x-effect soft-delete (D-07); nil when its delete is not soft.
+func permanently(c *spec.Contract, op spec.Operation) url.Values {
+	for _, eff := range c.Effects(op) {
+		if q, ok := strings.CutPrefix(eff.Str("unless"), "query:"); eff.Rule == "soft-delete" && ok {
+			return url.Values{q: {"true"}}
+		}
+	}
+	return nil
+}
+
+// notReturned judges that the read of the resource of id parameter param
+// (its GET, else the first GET under its item: keptRead), naming the
+// deleted one, does not find it (404, D-17).
+func (e *env) notReturned(param string) func(SpecContext, string) {
+	r := spec.Strict().ResourceNamed(param)
+	if r == nil {
+		panic("conformance: no resource " + param)
+	}
+	op, ok := keptRead(spec.Strict(), r)
+	if !ok {
+		panic("conformance: nothing reads a " + r.Word())
+	}
 	return func(ctx SpecContext, deleted string) {
 		GinkgoHelper()
 		e.expectNotFound(e.do(ctx, e.sampleRequest(op, map[string]string{param: deleted})))
 	}
 }
 
-// pathRead is operation id and the id parameter of its path.
-func pathRead(id string) (spec.Operation, string) {
-	op, ok := spec.Strict().Operation(id)
-	if refs := spec.Strict().References(op); ok && len(refs) > 0 && refs[0].In == spec.InPath {
-		return op, refs[0].Name
+// notListed judges that the list of the resource of id parameter param,
+// naming the resources scope() gives (nil for none), does not hold the
+// deleted one.
+func (e *env) notListed(param string, scope func() map[string]string) func(SpecContext, string) {
+	op, ok := spec.Strict().OperationAt(spec.RoleList, param)
+	if !ok {
+		panic("conformance: no list of " + param)
 	}
-	panic("conformance: " + id + " is no read of a resource by its path")
-}
-
-// notListed judges that the list operation id, naming the resources
-// scope() gives (nil for none), does not hold the deleted resource.
-func (e *env) notListed(id string, scope func() map[string]string) func(SpecContext, string) {
-	op, ok := spec.Strict().Operation(id)
-	role, r := spec.Strict().Place(op)
-	if !ok || role != spec.RoleList {
-		panic("conformance: " + id + " is no list of a resource")
-	}
+	r := spec.Strict().ResourceNamed(param)
 	return func(ctx SpecContext, deleted string) {
 		GinkgoHelper()
 		var ids map[string]string

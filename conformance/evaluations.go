@@ -146,7 +146,7 @@ func (e *env) evaluationSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				op: "deleteEvaluation", res: &created,
+				of: "evaluation_id", res: &created,
 				more: func(x *exchange.Exchange, data judge.J) {
 					body, _ := judge.ParseJSON(x.Raw)
 					e.want(x, data.Get("message").IsString() || body.Get("message").IsString(), "/data/message", "a `message` string in the body", "none")
@@ -162,7 +162,7 @@ func (e *env) evaluationSpecs() {
 				},
 				gone: []goneCheck{
 					{"MUST NOT return a deleted evaluation: the error envelope (404)",
-						declared("4.5.5", "4.5.3", "1.2", "D-17"), e.notReturned("getEvaluation")},
+						declared("4.5.5", "4.5.3", "1.2", "D-17"), e.notReturned("evaluation_id")},
 				},
 			})
 		})

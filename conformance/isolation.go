@@ -21,45 +21,87 @@ import (
 // sentence. What it sends is the operation's sample request naming the
 // first account's resources, and how the answer is judged follows from the
 // operation's place in the contract (isolationJudgeOf).
-type isolationCheck struct{ op, behaviour string }
-
-// isolationChecks are keyed by operationId, in the order they run (the
-// area is Ordered). An operation of the contract with no check here is in
-// isolationExempt, with the reason (the operation index,
-// internal/opindex, requires one or the other).
-var isolationChecks = []isolationCheck{
-	{"getModel", "MUST NOT let another account read a model"},
-	{"listModels", "MUST NOT show a model in another account's list"},
-	{"deleteModel", "MUST NOT let another account delete a model"},
-	{"runInference", "MUST NOT let another account query a model"},
-	{"createModel", "MUST NOT let another account build a model from a dataset"},
-
-	{"getDataset", "MUST NOT let another account read a dataset"},
-	{"listDatasets", "MUST NOT show a dataset in another account's list"},
-	{"uploadDatasetFiles", "MUST NOT let another account add files to a dataset"},
-	{"deleteDataset", "MUST NOT let another account delete a dataset"},
-
-	{"listConversations", "MUST NOT show a model's conversations to another account"},
-	{"createConversation", "MUST NOT let another account open a conversation on a model"},
-	{"renameConversation", "MUST NOT let another account rename a conversation"},
-	{"listMessages", "MUST NOT let another account read a conversation's messages"},
-	{"deleteConversation", "MUST NOT let another account delete a conversation"},
-
-	{"getEvaluation", "MUST NOT let another account read an evaluation"},
-	{"listEvaluations", "MUST NOT show an evaluation in another account's list"},
-	{"updateEvaluation", "MUST NOT let another account update an evaluation"},
-	{"startEvaluation", "MUST NOT let another account start an evaluation"},
-	{"runRagasEvaluation", "MUST NOT let another account run RAGAS on an evaluation"},
-	{"deleteEvaluation", "MUST NOT let another account delete an evaluation"},
-	{"createEvaluation", "MUST NOT let another account evaluate a model"},
+type isolationCheck struct {
+	op        spec.Operation
+	behaviour string
 }
 
-// isolationExempt are the operations with no isolation check, each with
-// the reason.
-var isolationExempt = map[string]string{
-	"createDataset": "names no resource: a dataset is made from the caller's own files and URLs, so there is nothing of another account to reach",
-	"checkEvaluationName": "names no resource; that another account's evaluation names do not count as taken is D-19's " +
-		"(availability within the account), a decided rule no check tests yet",
+// isolationOf is op's isolation check in c, from its place and its
+// summary; an operation whose request names no resource has none, and
+// exempt says why.
+func isolationOf(c *spec.Contract, op spec.Operation) (behaviour, exempt string) {
+	role, r := c.Place(op)
+	var scope *spec.Resource
+	named := false
+	for _, ref := range c.References(op) {
+		if ref.Required {
+			named = true
+			if ref.In == spec.InQuery && scope == nil {
+				scope = ref.Resource
+			}
+		}
+	}
+	switch {
+	case role == spec.RoleList && scope != nil:
+		return "MUST NOT show " + article(scope.Word()) + "'s " + r.Word() + "s to another account", ""
+	case role == spec.RoleList:
+		return "MUST NOT show " + article(r.Word()) + " in another account's list", ""
+	case !named:
+		return "", "names no resource: nothing of another account to reach"
+	case role == spec.RoleGet:
+		return "MUST NOT let another account read " + article(r.Word()), ""
+	case role == spec.RoleDelete:
+		return "MUST NOT let another account delete " + article(r.Word()), ""
+	}
+	kin, _ := c.KinOperation(op.ID)
+	return "MUST NOT let another account " + summaryClause(kin.Summary), ""
+}
+
+// summaryClause is an operation's summary as the rest of a sentence: its
+// first letter lower-cased, cut before a comma, a semicolon or a remark in
+// parentheses ("Start a run of an evaluation (no body)": "start a run of
+// an evaluation").
+func summaryClause(s string) string {
+	if i := strings.IndexAny(s, ",;("); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// article is word with its indefinite article.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}
+
+// isolationChecks are the isolation checks of c, in the order they run
+// (the area is Ordered): the reads, then the writes, the deletes last, so
+// that a server that wrongly lets another account delete spoils no other
+// check; in c's order within each.
+func isolationChecks(c *spec.Contract) []isolationCheck {
+	var out []isolationCheck
+	for _, stage := range []func(spec.Role, string) bool{
+		func(r spec.Role, m string) bool { return strings.EqualFold(m, http.MethodGet) },
+		func(r spec.Role, m string) bool { return !strings.EqualFold(m, http.MethodGet) && r != spec.RoleDelete },
+		func(r spec.Role, m string) bool { return r == spec.RoleDelete },
+	} {
+		for _, op := range c.Operations {
+			role, _ := c.Place(op)
+			if !stage(role, op.Method) {
+				continue
+			}
+			if b, _ := isolationOf(c, op); b != "" {
+				out = append(out, isolationCheck{op: op, behaviour: b})
+			}
+		}
+	}
+	return out
 }
 
 // isolationJudge is how the second account's answer is judged.
@@ -91,7 +133,7 @@ func isolationJudgeOf(c *spec.Contract, op spec.Operation) (isolationJudge, *spe
 		return isoRefusedAndKept, r
 	case role == spec.RoleCreate:
 		return isoCreateRefused, r
-	case streams(c, op):
+	case c.Streams(op):
 		return isoStreamRefused, r
 	}
 	return isoRefused, r
@@ -133,16 +175,6 @@ func keptRead(c *spec.Contract, r *spec.Resource) (spec.Operation, bool) {
 	return under[0], true
 }
 
-// streams reports whether op's success may be an event stream.
-func streams(c *spec.Contract, op spec.Operation) bool {
-	kin, err := c.KinOperation(op.ID)
-	if err != nil {
-		return false
-	}
-	ok := kin.Responses.Status(200)
-	return ok != nil && ok.Value != nil && ok.Value.Content.Get("text/event-stream") != nil
-}
-
 // isolationSpecs registers the Isolation area. It is Ordered only to share
 // the first account's resources, made once in BeforeAll; the checks do not
 // depend on each other (ContinueOnFailure).
@@ -163,11 +195,8 @@ func (e *env) isolationSpecs() {
 			}
 		})
 
-		for _, row := range isolationChecks {
-			op, ok := spec.Strict().Operation(row.op)
-			if !ok {
-				panic("conformance: an isolation check names no operation " + row.op)
-			}
+		for _, row := range isolationChecks(spec.Strict()) {
+			op := row.op
 			e.check(row.behaviour, declared("4.1.1", op.Clause, "D-17"), func(ctx SpecContext) {
 				ids := map[string]string{}
 				for _, param := range isolationNeeds(spec.Strict(), op) {

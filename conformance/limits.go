@@ -21,7 +21,7 @@ import (
 // mark (D-15).
 func (e *env) limitSpecs() {
 	e.describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
-		temperature := bodyField("runInference", "application/json", "temperature")
+		temperature := bodyField(opInference, "application/json", "temperature")
 		low, high := *temperature.Min, *temperature.Max
 		for _, t := range []float64{high + 0.5, low - 0.1} {
 			e.check(fmt.Sprintf("MUST refuse temperature %v, outside %.1f to %.1f, with the error envelope (422)", t, low, high),
@@ -38,7 +38,7 @@ func (e *env) limitSpecs() {
 				}, needsModel)
 		}
 
-		nameMax := int(*bodyField("createEvaluation", "application/json", "name").MaxLength)
+		nameMax := int(*bodyField(placed(spec.RoleCreate, "evaluation_id"), "application/json", "name").MaxLength)
 		e.check(fmt.Sprintf("SHOULD refuse an evaluation name longer than %d characters (422)", nameMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				body := evaluationBody(e.prefix+strings.Repeat("n", nameMax+1), e.readyModel(ctx))
@@ -46,7 +46,7 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			}, needsModel)
 
-		queryMax := int(*bodyField("runInference", "application/json", "query").MaxLength)
+		queryMax := int(*bodyField(opInference, "application/json", "query").MaxLength)
 		e.check(fmt.Sprintf("SHOULD refuse an inference query longer than %d characters (422)", queryMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", queryMax+1)})})
@@ -71,7 +71,7 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
 
-		filesMax := int(*bodyField("uploadDatasetFiles", "multipart/form-data", "files").MaxItems)
+		filesMax := int(*bodyField(opUpload, "multipart/form-data", "files").MaxItems)
 		e.check(fmt.Sprintf("SHOULD refuse more than %d files in one upload (413)", filesMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}
@@ -85,25 +85,28 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusRequestEntityTooLarge}})
 			})
 
-		perPageMax := int(*queryParam("listEvaluations", "per_page").Max)
-		pageMin := int(*queryParam("listEvaluations", "page").Min)
-		limitMax := int(*queryParam("listConversations", "limit").Max)
+		evalPages := paging(spec.RoleList, "evaluation_id", "size", "page")
+		perPage, page := evalPages["size"], evalPages["page"]
+		perPageMax, pageMin := int(*perPage.Schema.Value.Max), int(*page.Schema.Value.Min)
+		convPages := paging(spec.RoleList, "conversation_id", "size", "offset")
+		limit, offset := convPages["size"], convPages["offset"]
+		limitMax := int(*limit.Schema.Value.Max)
 		pages := []struct {
 			id, behaviour string
 			req           func(ctx SpecContext) client.Request
 			labels        Labels
 		}{
 			{"D-05", fmt.Sprintf("SHOULD refuse an evaluation page size above %d (422)", perPageMax), func(SpecContext) client.Request {
-				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"per_page": {strconv.Itoa(perPageMax + 1)}}}
+				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{perPage.Name: {strconv.Itoa(perPageMax + 1)}}}
 			}, nil},
 			{"D-05", fmt.Sprintf("SHOULD refuse evaluation page %d (422)", pageMin-1), func(SpecContext) client.Request {
-				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"page": {strconv.Itoa(pageMin - 1)}}}
+				return client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{page.Name: {strconv.Itoa(pageMin - 1)}}}
 			}, nil},
 			{"D-06", fmt.Sprintf("SHOULD refuse a conversation limit above %d (422)", limitMax), func(ctx SpecContext) client.Request {
-				return listConversations(e.readyModel(ctx), url.Values{"limit": {strconv.Itoa(limitMax + 1)}})
+				return listConversations(e.readyModel(ctx), url.Values{limit.Name: {strconv.Itoa(limitMax + 1)}})
 			}, needsModel},
 			{"D-06", "SHOULD refuse a negative conversation offset (422)", func(ctx SpecContext) client.Request {
-				return listConversations(e.readyModel(ctx), url.Values{"offset": {"-1"}})
+				return listConversations(e.readyModel(ctx), url.Values{offset.Name: {"-1"}})
 			}, needsModel},
 		}
 		for _, p := range pages {

@@ -173,12 +173,12 @@ func (e *env) modelSpecs() {
 				})
 
 			e.deletionSpecs(deletion{
-				op: "deleteModel", res: &created,
+				of: "model_id", res: &created,
 				gone: []goneCheck{
 					{"MUST NOT return a deleted model: the error envelope (404)",
-						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned("getModel")},
+						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned("model_id")},
 					{"MUST NOT list a deleted model",
-						declared("4.1.4", "4.1.1"), e.notListed("listModels", nil)},
+						declared("4.1.4", "4.1.1"), e.notListed("model_id", nil)},
 				},
 			})
 		})

@@ -68,6 +68,30 @@ func kinOperation(id string) *openapi3.Operation {
 	return spec.Strict().Kin.Paths.Value(op.Path).GetOperation(op.Method)
 }
 
+// placed is the id of the operation with role on the resource of id
+// parameter param (spec.OperationAt).
+func placed(role spec.Role, param string) string {
+	op, ok := spec.Strict().OperationAt(role, param)
+	if !ok {
+		panic(fmt.Sprintf("conformance: the contract has no operation of role %d on %s", role, param))
+	}
+	return op.ID
+}
+
+// paging is the paging parameters of the operation with role on the
+// resource of id parameter param, by what each does (x-paging: "size",
+// "offset", "page"); each of want must be there.
+func paging(role spec.Role, param string, want ...string) map[string]*openapi3.Parameter {
+	op, _ := spec.Strict().Operation(placed(role, param))
+	p := spec.Strict().Paging(op)
+	for _, what := range want {
+		if p[what] == nil || p[what].Schema == nil || p[what].Schema.Value == nil {
+			panic("conformance: " + op.ID + " has no x-paging " + what + " parameter")
+		}
+	}
+	return p
+}
+
 // bodyField is the schema of field in the request body of operation id
 // sent as media.
 func bodyField(id, media, field string) *openapi3.Schema {
@@ -80,15 +104,6 @@ func bodyField(id, media, field string) *openapi3.Schema {
 		panic(fmt.Sprintf("conformance: the %s body of %s has no field %s", media, id, field))
 	}
 	return p.Value
-}
-
-// queryParam is the schema of the query parameter name of operation id.
-func queryParam(id, name string) *openapi3.Schema {
-	p := kinOperation(id).Parameters.GetByInAndName(openapi3.ParameterInQuery, name)
-	if p == nil {
-		panic(fmt.Sprintf("conformance: operation %s has no query parameter %s", id, name))
-	}
-	return p.Schema.Value
 }
 
 // schemaEnum is the enum of a schema: a component schema's own, or, with a

@@ -13,7 +13,9 @@ import (
 //
 // Derived entirely, and so not in the index (nothing to forget): the
 // operations the unknown-id checks name (idOperations), those a valid key
-// reads with nothing made (freeReads), the explore phase's catalog.
+// reads with nothing made (freeReads), the isolation checks (isolation.go:
+// each operation's from its place and its summary), the explore phase's
+// catalog.
 
 // ClauseTable is the seed clause of each operation of c, read from its
 // x-seed mark: every check of the operation is labelled with it.
@@ -43,22 +45,6 @@ func SampleTable(c *spec.Contract) (name, file string, entries map[string]string
 		"spec/openapi.yaml, a request example on its body and an example on each required query parameter (built by conformance/samples.go)", entries
 }
 
-// IsolationTable is the isolation check of each operation, or the reason
-// it has none.
-func IsolationTable() (name, file string, entries map[string]string) {
-	entries = map[string]string{}
-	for _, row := range isolationChecks {
-		entries[row.op] = ""
-	}
-	for id, why := range isolationExempt {
-		if _, dup := entries[id]; !dup {
-			entries[id] = why
-		}
-	}
-	return "conformance: the isolation check of each operation (a second account)",
-		"conformance/isolation.go, isolationChecks or isolationExempt", entries
-}
-
 // DeletionTable is the delete check of each DELETE of a resource's item in
 // c; every other operation deletes nothing of its own and needs none.
 func DeletionTable(c *spec.Contract) (name, file string, entries map[string]string) {
@@ -75,4 +61,13 @@ func DeletionTable(c *spec.Contract) (name, file string, entries map[string]stri
 	}
 	return "conformance: the delete check of each DELETE, and the checks that its resource is gone",
 		"conformance/deletion.go deleteChecks, and deletionSpecs in the flow of the area that makes the resource", entries
+}
+
+// NamedOperations are the operations the written checks name by id
+// (paths.go: what they check is that operation's own), with the file that
+// names them: the operation index (internal/opindex) fails when one is no
+// operation of the contract, so a renamed or removed operation fails one
+// test, not a panic at the suite's start.
+func NamedOperations() (file string, ids []string) {
+	return "conformance/paths.go", append([]string(nil), namedOperations...)
 }

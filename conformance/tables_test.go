@@ -42,36 +42,61 @@ func TestIDOperationsAreDerived(t *testing.T) {
 	}
 }
 
+// Every operation that names a resource has an isolation check, its
+// sentence from its place and its summary; what it needs made, something
+// creates; a delete's resource can be read back.
 func TestIsolationChecks(t *testing.T) {
+	c := spec.Strict()
 	seen := map[string]bool{}
-	for _, row := range isolationChecks {
-		op, ok := spec.Strict().Operation(row.op)
-		switch {
-		case !ok:
-			t.Errorf("isolationChecks names %s, no operation of the contract", row.op)
-			continue
-		case seen[row.op]:
-			t.Errorf("isolationChecks names %s twice", row.op)
-		case isolationExempt[row.op] != "":
-			t.Errorf("%s has an isolation check and an exemption", row.op)
+	for _, row := range isolationChecks(c) {
+		op := row.op
+		if seen[op.ID] {
+			t.Errorf("two isolation checks of %s", op.ID)
 		}
-		seen[row.op] = true
-		for _, param := range isolationNeeds(spec.Strict(), op) {
-			r := spec.Strict().ResourceNamed(param)
-			if _, ok := createOf(spec.Strict(), r); !ok {
-				t.Errorf("the isolation check of %s needs a %s, which nothing creates", row.op, param)
+		seen[op.ID] = true
+		for _, param := range isolationNeeds(c, op) {
+			r := c.ResourceNamed(param)
+			if _, ok := createOf(c, r); !ok {
+				t.Errorf("the isolation check of %s needs a %s, which nothing creates", op.ID, param)
 			}
 		}
-		if how, r := isolationJudgeOf(spec.Strict(), op); how == isoRefusedAndKept {
-			if _, ok := keptRead(spec.Strict(), r); !ok {
-				t.Errorf("the isolation check of %s cannot read the %s back", row.op, r.Word())
+		if how, r := isolationJudgeOf(c, op); how == isoRefusedAndKept {
+			if _, ok := keptRead(c, r); !ok {
+				t.Errorf("the isolation check of %s cannot read the %s back", op.ID, r.Word())
 			}
 		}
 	}
-	for id, why := range isolationExempt {
-		if strings.TrimSpace(why) == "" {
-			t.Errorf("the isolation exemption of %s gives no reason", id)
+	for _, op := range c.Operations {
+		b, why := isolationOf(c, op)
+		if (b == "") == (why == "") {
+			t.Errorf("%s: isolation check %q and exemption %q: want exactly one", op.ID, b, why)
 		}
+		if seen[op.ID] != (b != "") {
+			t.Errorf("%s: the check %q is not among the checks run", op.ID, b)
+		}
+	}
+	for id, want := range map[string]string{
+		"getModel":           "MUST NOT let another account read a model",
+		"listModels":         "MUST NOT show a model in another account's list",
+		"listConversations":  "MUST NOT show a model's conversations to another account",
+		"deleteEvaluation":   "MUST NOT let another account delete an evaluation",
+		"startEvaluation":    "MUST NOT let another account start a run of an evaluation",
+		"listMessages":       "MUST NOT let another account list the messages of a conversation",
+		"runRagasEvaluation": "MUST NOT let another account score an evaluation's samples with RAGAS metrics",
+		"createDataset":      "",
+	} {
+		op, _ := c.Operation(id)
+		if got, _ := isolationOf(c, op); got != want {
+			t.Errorf("isolationOf(%s) = %q, want %q", id, got, want)
+		}
+	}
+	var order []spec.Role
+	for _, row := range isolationChecks(c) {
+		role, _ := c.Place(row.op)
+		order = append(order, role)
+	}
+	if i := slices.Index(order, spec.RoleDelete); i < 0 || slices.ContainsFunc(order[i:], func(r spec.Role) bool { return r != spec.RoleDelete }) {
+		t.Errorf("the deletes do not run last: %v", order)
 	}
 
 	// How each is judged follows from the operation's place.

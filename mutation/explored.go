@@ -105,14 +105,15 @@ var explored = []Mutant{
 				if !ok {
 					return v
 				}
-				models, _ := x.askData(pathOf("listModels"))
+				models, _ := x.askData(collectionOf("model_id"))
 				ms, _ := models.([]any)
 				for _, m := range ms {
 					id := fmt.Sprint(dig(m, "id"))
 					if id == q.Get("model_id") {
 						continue
 					}
-					others, _ := x.askData(pathOf("listConversations") + "?limit=100&model_id=" + url.QueryEscape(id))
+					target, _ := listPage("conversation_id", 0, url.Values{"model_id": {id}})
+					others, _ := x.askData(target)
 					o, _ := others.([]any)
 					list = append(list, o...)
 				}

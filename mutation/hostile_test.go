@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"contractkit/spec"
 )
 
 // fixtureReadyModel is the first key's ready fixture model (the default
@@ -19,7 +21,10 @@ import (
 const fixtureReadyModel = "4"
 
 // The contract's path the hostile tests call besides the modelled mutants' (modelled.go).
-var pathInference = pathOf("runInference")
+var pathInference = func() string {
+	op, _ := spec.Strict().Operation("runInference")
+	return op.Path
+}()
 
 func TestHostileTable(t *testing.T) {
 	list := Hostile()

@@ -29,10 +29,10 @@ var (
 	opGetEvaluation      = ops("getEvaluation")
 	opListMessages       = ops("listMessages")
 	opGetDataset         = ops("getDataset")
-	pathModels           = pathOf("listModels")
-	pathDatasets         = pathOf("listDatasets")
-	pathConversations    = pathOf("listConversations")
-	pathEvaluations      = pathOf("listEvaluations")
+	pathModels           = collectionOf("model_id")
+	pathDatasets         = collectionOf("dataset_id")
+	pathConversations    = collectionOf("conversation_id")
+	pathEvaluations      = collectionOf("evaluation_id")
 )
 
 var modelled = []Mutant{

@@ -3,7 +3,7 @@ package mutation
 import (
 	"net/url"
 	"sort"
-	"strings"
+	"strconv"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -96,14 +96,40 @@ func (x *Exchange) is(s opSet) bool { return s[x.route().op] }
 // param is a path parameter of the client's request, decoded.
 func (x *Exchange) param(name string) string { return x.route().params[name] }
 
-// pathOf is the path of an operation without path parameters, for the
-// questions a mutant asks the wrapped mock.
-func pathOf(id string) string {
-	op, ok := spec.Strict().Operation(id)
-	if !ok || strings.Contains(op.Path, "{") {
-		panic("mutation: no operation " + id + " without path parameters")
+// collectionOf is the collection path of the resource of id parameter
+// param (the path that lists it), for the questions a mutant asks the
+// wrapped mock.
+func collectionOf(param string) string {
+	r := spec.Strict().ResourceNamed(param)
+	if r == nil {
+		panic("mutation: the contract has no resource " + param)
 	}
-	return op.Path
+	return r.Collection
+}
+
+// listPage is the target of page p (from 0) of the list of the resource of
+// id parameter param, of the resources scope names, each page as large as
+// the contract lets one be (the maximum of its x-paging size parameter);
+// size is that size, 0 for a list the contract does not page.
+func listPage(param string, p int, scope url.Values) (target string, size int) {
+	c := spec.Strict()
+	op, ok := c.OperationAt(spec.RoleList, param)
+	if !ok {
+		panic("mutation: the contract lists no " + param)
+	}
+	q := url.Values{}
+	for k, v := range scope {
+		q[k] = v
+	}
+	paging := c.Paging(op)
+	if s := paging["size"]; s != nil && s.Schema != nil && s.Schema.Value != nil && s.Schema.Value.Max != nil {
+		size = int(*s.Schema.Value.Max)
+		q.Set(s.Name, strconv.Itoa(size))
+		if o := paging["offset"]; o != nil {
+			q.Set(o.Name, strconv.Itoa(p*size))
+		}
+	}
+	return op.Path + "?" + q.Encode(), size
 }
 
 // unmutated are the operations no mutant names by operationId, each with

@@ -2,14 +2,16 @@ package mutation
 
 import (
 	"bytes"
-	"contractkit/spec"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
+
+	"contractkit/spec"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -296,12 +298,13 @@ func (x *Exchange) askData(target string) (any, bool) {
 // models and each model's conversations (there is no GET of one
 // conversation).
 func (x *Exchange) conversationTitle(id string) (string, bool) {
-	const page, maxPages = 100, 100
-	models, _ := x.askData(pathOf("listModels"))
+	const maxPages = 100
+	models, _ := x.askData(collectionOf("model_id"))
 	list, _ := models.([]any)
 	for _, m := range list {
 		for p := range maxPages {
-			data, _ := x.askData(fmt.Sprintf("%s?model_id=%v&limit=%d&offset=%d", pathOf("listConversations"), dig(m, "id"), page, p*page))
+			target, page := listPage("conversation_id", p, url.Values{"model_id": {fmt.Sprint(dig(m, "id"))}})
+			data, _ := x.askData(target)
 			convs, _ := data.([]any)
 			for _, c := range convs {
 				if dig(c, "id") == id {
@@ -309,7 +312,7 @@ func (x *Exchange) conversationTitle(id string) (string, bool) {
 					return title, ok
 				}
 			}
-			if len(convs) < page {
+			if page == 0 || len(convs) < page {
 				break
 			}
 		}

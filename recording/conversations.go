@@ -76,34 +76,26 @@ func readMessages(a *account, x Exchange, in request) string {
 	return ""
 }
 
-// inference: with a conversation_id, the question and the answer are the
-// conversation's next two messages (D-23); the answer is the stream's
-// token/delta chunks joined (§4.4, D-03), or one JSON result (D-04).
-func inference(a *account, x Exchange, _ request) string {
-	var q struct {
-		Query          string `json:"query"`
-		ModelID        flexID `json:"model_id"`
-		ConversationID string `json:"conversation_id"`
+// appendExchange: an exchange continued in a conversation (the x-effect
+// rule "exchange", D-23) makes the question and the answer its next two
+// messages; the answer is the stream's token/delta chunks joined (§4.4,
+// D-03), or one JSON result (D-04). A conversation first seen here takes
+// the request's model.
+func appendExchange(a *account, id string, roles [2]string, question, answer string, body map[string]any) {
+	c := a.conversation(id)
+	if c.modelID == 0 {
+		var m flexID
+		if raw, err := json.Marshal(body["model_id"]); err == nil {
+			_ = m.UnmarshalJSON(raw)
+		}
+		if m.ok {
+			c.modelID = m.v
+		}
 	}
-	if json.Unmarshal(x.RequestBody, &q) != nil {
-		return "inference: the request is not JSON"
-	}
-	if q.ConversationID == "" {
-		return "inference without a conversation: nothing to record"
-	}
-	answer, ok := answerText(x)
-	if !ok {
-		return "inference: the answer is neither an event stream nor a JSON result"
-	}
-	c := a.conversation(q.ConversationID)
-	if c.modelID == 0 && q.ModelID.ok {
-		c.modelID = q.ModelID.v
-	}
-	c.messages = append(c.messages, message{role: "user", content: q.Query})
+	c.messages = append(c.messages, message{role: roles[0], content: question})
 	if answer != "" {
-		c.messages = append(c.messages, message{role: "assistant", content: answer})
+		c.messages = append(c.messages, message{role: roles[1], content: answer})
 	}
-	return ""
 }
 
 // answerText joins an inference answer's text.

@@ -18,8 +18,9 @@ import (
 )
 
 // maxParts bounds the parts read from one recorded multipart body: the
-// mock's file cap (D-15: 500) plus the form fields, with room to spare.
-const maxParts = 1024
+// contract's bound (D-15, x-request-limits), which a server that held to
+// it never passed.
+var maxParts = spec.RequestLimits().MultipartParts
 
 // form is a dataset request's multipart body: its fields and file parts.
 type form struct {
@@ -37,15 +38,15 @@ func readForm(x Exchange) (form, error) {
 	f := form{fields: url.Values{}}
 	mr := multipart.NewReader(bytes.NewReader(x.RequestBody), params["boundary"])
 	for n := 0; ; n++ {
-		if n == maxParts {
-			return form{}, errors.New("the request has too many parts")
-		}
 		p, err := mr.NextPart()
 		if err == io.EOF {
 			return f, nil
 		}
 		if err != nil {
 			return form{}, errors.New("the multipart body is unreadable")
+		}
+		if n == maxParts {
+			return form{}, errors.New("the request has too many parts")
 		}
 		data, err := io.ReadAll(p)
 		if err != nil {
@@ -71,7 +72,9 @@ func accepted(files []upload, failed []string) []upload {
 	return out
 }
 
-// createDataset: POST /user/dataset answers the new dataset (seed §4.3).
+// createDataset: the create of a dataset (seed §4.3) answers the new
+// dataset; what the form said stands unless the answer says otherwise. Its
+// files join it by the operation's x-effect "files" (routes.go).
 func createDataset(a *account, x Exchange, in request) string {
 	f, err := in.form, in.formErr
 	if err != nil {
@@ -82,37 +85,12 @@ func createDataset(a *account, x Exchange, in request) string {
 		return "dataset create: the answer holds no dataset id"
 	}
 	d := a.dataset(w.ID.v)
-	// What the form said, unless the answer says otherwise below.
 	d.name = f.fields.Get("dataset_name")
 	d.description = f.fields.Get("description")
 	tags, urls := formSeparators()
 	d.tags = splitAll(f.fields["tags"], tags)
 	d.urls = splitAll(f.fields["urls"], urls)
-	d.files = accepted(f.files, w.FailedFiles)
 	d.merge(w)
-	return ""
-}
-
-// uploadFiles: POST /user/dataset/upload answers an upload result (§2.7).
-func uploadFiles(a *account, x Exchange, in request) string {
-	f, err := in.form, in.formErr
-	if err != nil {
-		return "dataset upload: " + err.Error()
-	}
-	var res struct {
-		DatasetID   flexID   `json:"dataset_id"`
-		FailedFiles []string `json:"failed_files"`
-	}
-	_ = json.Unmarshal(payload(x.ResponseBody), &res)
-	id := res.DatasetID
-	if !id.ok {
-		_ = id.UnmarshalJSON([]byte(f.fields.Get("dataset_id")))
-	}
-	if !id.ok {
-		return "dataset upload: no dataset id in the request or the answer"
-	}
-	d := a.dataset(id.v)
-	d.files = append(d.files, accepted(f.files, res.FailedFiles)...)
 	return ""
 }
 
@@ -198,7 +176,11 @@ func (d *dataset) merge(w datasetWire) {
 // splits the strings as the mock does.
 var formSeparators = sync.OnceValues(func() (tags, urls string) {
 	sep := func(field string) string {
-		s, err := spec.Strict().RequestField("createDataset", "multipart/form-data", field)
+		create, ok := spec.Strict().OperationAt(spec.RoleCreate, "dataset_id")
+		if !ok {
+			panic("recording: the contract creates no dataset")
+		}
+		s, err := spec.Strict().RequestField(create.ID, "multipart/form-data", field)
 		if err != nil {
 			panic("recording: " + err.Error())
 		}

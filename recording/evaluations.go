@@ -59,14 +59,16 @@ func listEvaluations(a *account, x Exchange, _ request) string {
 	return ""
 }
 
-// startEvaluation: the answer (seed §2.10) says the run began.
-func startEvaluation(a *account, _ Exchange, in request) string {
-	id := in.id
+// setEvaluationState: an action that moves an evaluation to one state
+// (the x-effect rule "state": a start, seed §2.10) says it is there.
+func setEvaluationState(a *account, id, field, to string) string {
 	n, ok := pathID(id)
 	if !ok {
-		return "evaluation start: the id is not a number"
+		return "evaluation " + field + ": the id is not a number"
 	}
-	a.evaluation(n).status = "running"
+	if field == "status" {
+		a.evaluation(n).status = to
+	}
 	return ""
 }
 
