@@ -34,7 +34,7 @@ var hostiles = []Mutant{
 		Serve: onServe(opHostileListModels, func(x *Exchange, w http.ResponseWriter) {
 			hostile.Endless(w, x.Client, "application/json", []byte(`{"status":"success","data":[`), ' ', floodCap)
 		})},
-	{Name: "hostile-json-endless", Area: "models", Hostile: true,
+	{Name: "hostile-json-endless", Area: "explore", Hostile: true,
 		Breaks: "every JSON answer never ends: the mock's status, headers and body, its last byte held back and whitespace without end after it",
 		Serve: func(x *Exchange, w http.ResponseWriter) bool {
 			if x.route().op == "" {

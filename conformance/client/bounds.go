@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 
@@ -60,7 +61,7 @@ func (c *Client) bounded(x *exchange.Exchange, resp *http.Response, cancel conte
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 		lim = c.stream
 	}
-	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel, ctx: resp.Request.Context(), resp: resp}
+	b := &boundedBody{Reader: bound.NewReader(resp.Body, lim, cancel), body: resp.Body, cancel: cancel, ctx: resp.Request.Context(), resp: resp, limit: lim.Bytes}
 	resp.Body = b
 	c.mu.Lock()
 	c.opened[x] = b
@@ -74,6 +75,43 @@ type boundedBody struct {
 	cancel context.CancelFunc
 	ctx    context.Context // the request's
 	resp   *http.Response
+	limit  int64 // the bound's bytes
+}
+
+// FinishRead reads the body of an answer opened with Open to its end,
+// within its bound, in one buffer (bound.Collect: a body cut by its bound
+// keeps its head only), closes it and records it as Finish does. It
+// returns what it read and the read's error.
+func (c *Client) FinishRead(x *exchange.Exchange, resp *http.Response) ([]byte, error) {
+	limit := c.body.Bytes
+	if b, ok := resp.Body.(*boundedBody); ok {
+		limit = b.limit
+	}
+	body, err := bound.Collect(resp.Body, resp.ContentLength, limit, true)
+	resp.Body.Close()
+	c.Finish(x, body, err)
+	return body, err
+}
+
+// excerpt is the report's excerpt of a body as read: one a size bound cut
+// says how much was read before the cut (its head alone may be kept).
+func excerpt(body []byte, readErr error) string {
+	var be *bound.Error
+	if !errors.As(readErr, &be) || !errors.Is(be, bound.ErrOverSize) || be.Read <= int64(len(body)) {
+		return exchange.ExcerptOf(body)
+	}
+	return exchange.ExcerptOf(body[:min(len(body), exchange.ExcerptLimit)]) + fmt.Sprintf(" (%d bytes read, then cut)", be.Read)
+}
+
+// trimCut is what an exchange keeps of a body its bound cut (its first
+// bound.CutKept bytes, in a buffer of their own): the rest is no answer
+// a judge reads, and kept whole it would hold the bound for as long as
+// the exchange lives. Any other body is kept as read.
+func trimCut(body []byte, err error) []byte {
+	if len(body) <= bound.CutKept || !errors.Is(err, bound.ErrOverSize) {
+		return body
+	}
+	return append([]byte(nil), body[:bound.CutKept]...)
 }
 
 // Close stops the bound's timer, closes the body and ends the request.

@@ -280,7 +280,9 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 // records it in x. The bound's cut closes the body, which unblocks a read
 // waiting on a server that drips or went silent.
 func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
-	body, err := bound.ReadAll(resp.Body, c.body, func() { resp.Body.Close() })
+	b := bound.NewReader(resp.Body, c.body, func() { resp.Body.Close() })
+	body, err := bound.Collect(b, resp.ContentLength, c.body.Bytes, true)
+	b.Close()
 	resp.Body.Close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The request's own timeout cut the body before a bound did.
@@ -391,9 +393,10 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 
 func (c *Client) finish(ctx context.Context, resp *http.Response, x *exchange.Exchange, body []byte, readErr error) {
 	c.observe(ctx, c.Area(), resp, readErr)
+	body = trimCut(body, readErr)
 	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.Raw = body
-	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))
+	x.ResponseBody = c.redact.String(excerpt(body, readErr))
 	if readErr != nil {
 		x.Error = "reading the body: " + c.redact.String(readErr.Error())
 	}

@@ -376,8 +376,7 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 		c.judge(op, x, p, s, s.Err != nil)
 		return
 	}
-	body, err := readAllBounded(resp.Body)
-	c.x.host.Client().Finish(x, body, err)
+	c.x.host.Client().FinishRead(x, resp)
 	c.record(x)
 	c.judge(op, x, p, nil, false)
 }

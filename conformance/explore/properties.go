@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -251,8 +250,3 @@ func bodyRequest(op *exploreOp, body map[string]any) (*http.Request, error) {
 
 // pathParam is a path template's parameter.
 var pathParam = regexp.MustCompile(`\{[^}]+\}`)
-
-// readAllBounded reads an answer that is not a stream, at most 1 MiB.
-func readAllBounded(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, 1<<20))
-}
