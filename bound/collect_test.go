@@ -103,8 +103,16 @@ func TestCollectAllocatesLittlePerCutAnswer(t *testing.T) {
 	perAnswer := (after.TotalAlloc - before.TotalAlloc) / answers
 	t.Logf("%d KiB allocated per answer cut at 8 MiB", perAnswer>>10)
 	// A pool may drop its buffer at a collection: one more 8 MiB buffer
-	// over the loop is allowed, not one per answer.
-	if perAnswer > CutKept+(8<<20)/answers+16<<10 {
+	// over the loop is allowed, not one per answer. The race detector
+	// makes sync.Pool drop a quarter of what it is given at random, on
+	// purpose: there, about a quarter of the answers allocate a new buffer
+	// (three quarters is all but impossible), still well under the bound's
+	// worth or more of each answer read by growing.
+	allowed := uint64(CutKept + (8<<20)/answers + 16<<10)
+	if raceEnabled {
+		allowed += 3 * (8 << 20) / 4
+	}
+	if perAnswer > allowed {
 		t.Errorf("%d KiB allocated per answer cut at 8 MiB, want about %d KiB", perAnswer>>10, CutKept>>10)
 	}
 }
