@@ -6,9 +6,10 @@
 // is read within bounds (bound): its headers, its body, an
 // event stream's events, its whole size and its pace, so a server that
 // floods, drips or hangs fails the check with the bound it passed instead
-// of exhausting the suite's memory or time; a server that stopped
-// answering (several deadlines in a row, bound.Stall) has the requests of
-// its area withheld. It links no test framework.
+// of exhausting the suite's memory or time; an operation the server
+// stopped answering (several deadlines in a row, bound.Stall) has its
+// later requests withheld for the rest of the run. It links no test
+// framework.
 package client
 
 import (
@@ -97,9 +98,10 @@ type Client struct {
 	log []*exchange.Exchange
 	// logged counts the exchanges since Reset, those dropped from log too.
 	logged int
-	// area is the part of the run the requests belong to (SetArea); the
-	// stall detector judges each operation of an area apart, and one
-	// operation stopped stops its area (stopped).
+	// area is the part of the run the requests belong to (SetArea), for
+	// the reasons given; stopped holds, by operation, why the server
+	// stopped answering it (observe): its later requests are withheld
+	// wherever in the run they come.
 	area    string
 	stopped map[string]string
 	// opened are the bodies Open handed out, until Finish reads their bound.
@@ -369,9 +371,9 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Sent = body
 	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
 
-	area := c.Area()
-	if reason, stopped := c.Stopped(area); stopped {
+	if reason, stopped := c.Stopped(operation(req)); stopped {
 		x.Error = "not sent: " + reason
+		x.Withheld = stoppedError(reason)
 		c.record(x)
 		return nil, x
 	}
@@ -380,7 +382,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Duration = time.Since(start)
 	if err != nil {
 		err = bound.FromTransport(err)
-		c.observe(ctx, area, req, err)
+		c.observe(ctx, c.Area(), req, err, false)
 		x.Error = c.redact.String(err.Error())
 		c.record(x)
 		c.judgeRead(ctx, x, nil, false)
@@ -392,7 +394,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 }
 
 func (c *Client) finish(ctx context.Context, resp *http.Response, x *exchange.Exchange, body []byte, readErr error) {
-	c.observe(ctx, c.Area(), resp, readErr)
+	c.observe(ctx, c.Area(), resp, readErr, judge.IsEventStream(x.Status, x.ResponseHeader))
 	body = trimCut(body, readErr)
 	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
 	x.Raw = body
