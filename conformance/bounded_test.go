@@ -129,3 +129,41 @@ func TestCleanupStopsWaitingForRefusedDeletes(t *testing.T) {
 	}
 	t.Logf("%d deletes of %d evaluations", deletes, ids)
 }
+
+// late holds every request d before the mock sees it.
+func late(d time.Duration) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// A server 150 ms or 300 ms late on every answer is a valid server: the
+// run ends with exit 0 and nothing left behind. The reference model's part
+// runs out of its time against it (here 5 s; in a default run its 90 s
+// do, as the run showed) and its clean-up still deletes what it
+// made, on a context and time of its own. Before, the clean-up shared the
+// part's expired context and sent nothing: the run exited 4 with what the
+// part made left behind.
+func TestSlowServerCleansUpAfterItsTime(t *testing.T) {
+	for _, d := range []time.Duration{150 * time.Millisecond, 300 * time.Millisecond} {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			base, _ := slowMock(t, late(d))
+			code, out := runChildEnv(t, []string{modelTimeEnv + "=5s"}, "--base-url", base, "--api-key", testKey, "--api-key-2", testKey2,
+				"--timeout", "10s", "--label-filter", "explore:model", "--explore", "20")
+			if !strings.Contains(out, "ended early: its time was up") {
+				t.Errorf("the model part did not run out of its time: the test proves nothing\n%s", out[max(0, len(out)-3000):])
+			}
+			if code != 0 || !strings.Contains(out, "Left behind: none") {
+				t.Errorf("exit %d, want 0 and nothing left behind:\n%s", code, out[max(0, len(out)-3000):])
+			}
+		})
+	}
+}

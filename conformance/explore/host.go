@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"time"
 
 	"contractkit/conformance/client"
 	"contractkit/spec"
@@ -49,6 +50,19 @@ type Config struct {
 	// SecondAccount says the client holds a second account's key: the
 	// phase then acts as the other account too (isolation).
 	SecondAccount bool
+	// Cleanup bounds the removal of what the phase made, which runs on a
+	// context of its own after the phase's (0: DefaultCleanup).
+	Cleanup time.Duration
+}
+
+// DefaultCleanup bounds the phase's clean-up when Config.Cleanup is 0.
+const DefaultCleanup = 2 * time.Minute
+
+func (c Config) cleanup() time.Duration {
+	if c.Cleanup > 0 {
+		return c.Cleanup
+	}
+	return DefaultCleanup
 }
 
 // Run runs the phase once, within its budget and at most exploreTime
