@@ -7,7 +7,8 @@
 // Ginkgo wiring and the command line. What it builds on links no test
 // framework and lives apart, by dependency weight: exchange (an exchange
 // as reports show it), judge (the one judge: findings as values), client
-// (the HTTP client), report (the report writers: Ginkgo's types only) and
+// (the HTTP client), report (the reports' data model and writers: Ginkgo's
+// report is converted into it at the suite's edge, ginkgoreport.go) and
 // explore (the explore phase, behind a small host).
 //
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
@@ -214,8 +215,8 @@ type env struct {
 	// basis is what the running check's own expectations rest on
 	// (expect.go).
 	basis basis
-	// setupJudged are the findings in the answers BeforeSuite read,
-	// reported with the clean-up's (sweepIn).
+	// setupJudged are the findings in the answers BeforeSuite and the
+	// skipped checks read, reported with the clean-up's (sweepIn).
 	setupJudged []client.Judged
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
@@ -292,7 +293,8 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	reporterConfig.Verbose, reporterConfig.VeryVerbose = false, false
 	switch m {
 	case modeRun:
-		reporterConfig.JUnitReport, reporterConfig.JSONReport = cfg.JUnit, cfg.JSON
+		// The reports are written from the report model after the run
+		// (report.WriteReports), not by Ginkgo's reporters.
 		formatter.ColorableStdOut = out
 	case modeList:
 		suiteConfig.LabelFilter = cfg.LabelFilter
@@ -310,45 +312,31 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	failures := &failureFlag{}
 	passed := RunSpecs(failures, suiteName, suiteConfig, reporterConfig)
 
+	run := e.reportRun(e.final)
 	switch m {
 	case modeList:
-		report.WriteList(out, e.final)
+		report.WriteList(out, run)
 		return ExitPass
 	case modeClauses:
-		if err := report.WriteClauses(out, e.final); err != nil {
+		if err := report.WriteClauses(out, run); err != nil {
 			fmt.Fprintf(out, "conformance: %v\n", err)
 			return ExitFail
 		}
 		return ExitPass
 	}
-	s := report.Summarize(e.final)
-	s.Coverage = e.coverage()
-	s.Spent = e.spent()
-	report.WriteSummary(out, s, e.summaryRun())
-	writeStopped(out, e.final)
-	if err := report.WriteCoverageFile(cfg.Coverage, s.Coverage); err != nil {
-		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
+	report.WriteSummary(out, run)
+	writeStopped(out, run)
+	if err := report.WriteReports(run, cfg.reportOptions()); err != nil {
+		fmt.Fprintf(out, "conformance: %v\n", err)
 		return ExitFail
-	}
-	if cfg.JUnit != "" {
-		if err := report.AddJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage, e.spentProperty(s.Spent)...); err != nil {
-			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
-			return ExitFail
-		}
-	}
-	if cfg.HTML != "" {
-		if err := report.WriteHTMLFile(cfg.HTML, e.final, s, cfg.reportOptions()); err != nil {
-			fmt.Fprintf(out, "conformance: --html: %v\n", err)
-			return ExitFail
-		}
 	}
 	switch {
 	case !passed || failures.failed:
 		return ExitFail
-	case s.Total.Selected() == 0:
+	case run.Tally().Total.Selected() == 0:
 		fmt.Fprintln(out, "conformance: --label-filter and --focus selected no check")
 		return ExitUsage
-	case s.Spent.LeftBehind() && !cfg.Keep:
+	case run.Spent.LeftBehind() && !cfg.Keep:
 		return ExitLeftBehind
 	}
 	return ExitPass
@@ -381,18 +369,19 @@ func (e *env) register() {
 			}
 		}
 		r := CurrentSpecReport()
-		if e.client != nil && (r.Failed() || report.HasDifference(r)) {
-			AddReportEntry("exchanges", exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
+		if e.client != nil && (r.Failed() || hasDifference(r)) {
+			AddReportEntry(entryExchanges, exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
 	BeforeSuite(func(ctx SpecContext) {
-		AddReportEntry(report.EntryRun, newRunInfo(e.cfg))
+		AddReportEntry("run", newRunInfo(e.cfg)) // the console's; the reports take it from the config
 		e.reuseModel(ctx)
 		e.startEarly(ctx)
 		if e.client != nil {
 			// The set-up's answers are judged at the end (a failure
 			// here would skip every check): kept aside until then.
-			e.setupJudged, _ = e.client.Sweep()
+			judged, _ := e.client.Sweep()
+			e.setupJudged = append(e.setupJudged, judged...)
 		}
 	})
 	AfterSuite(func(sctx SpecContext) {
@@ -403,9 +392,7 @@ func (e *env) register() {
 		defer cancel()
 		e.removeShared(ctx)
 		e.confirmLeft(ctx)
-		e.addCoverageEntry() // last, so that the clean-up's answers count too
-		e.addSpendEntry()
-		e.sweepIn("the run's set-up or clean-up", e.setupJudged)
+		e.sweepIn("the run's set-up, a skipped check or the clean-up", e.setupJudged)
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 

@@ -248,9 +248,11 @@ func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
 		if x.Status/100 == 2 {
 			c.compareStored(x, r, data, "a later read by id", false)
 			c.observe(x, r, data, false)
-		} else if x.Status/100 == 4 && x.Status != http.StatusTooManyRequests {
+		} else if x.Status == http.StatusTooManyRequests {
 			// A 429 the client could not wait out (the phase's deadline
 			// came first) leaves the property unjudged.
+			c.x.limited++
+		} else if x.Status/100 == 4 {
 			c.x.violate(c, finding{prop: PropStored, x: x,
 				what:   fmt.Sprintf("%s: a resource just written cannot be read", get.ID),
 				detail: fmt.Sprintf("%s %s was written and then answered %d", k.param, r.id, x.Status),

@@ -175,9 +175,15 @@ type explorer struct {
 	shrinkSpent   int
 	shrinking     bool
 	deadline      time.Time
-	// requests and cases count what was sent, and in how many sequences.
-	requests, cases int
-	outcomes        map[string]*outcome
+	// shrinkTime is the round's shrinking allowance, shrinkUntil the end
+	// of the shrinking under way (callDeadline).
+	shrinkTime  time.Duration
+	shrinkUntil time.Time
+	// requests and cases count what was sent, and in how many sequences;
+	// limited the answers rate-limited past the client's waits, on which
+	// no property was judged.
+	requests, cases, limited int
+	outcomes                 map[string]*outcome
 	// hunted are the properties already found: their breaks no longer
 	// end a sequence.
 	hunted map[string]bool
@@ -210,7 +216,11 @@ func newExplorer(ctx context.Context, host Host, cfg Config) *explorer {
 	for _, p := range properties {
 		x.outcomes[p.id] = &outcome{decided: map[string][]finding{}}
 	}
-	x.deadline = time.Now().Add(exploreTime)
+	phase := exploreTime
+	if cfg.Time > 0 {
+		phase = cfg.Time
+	}
+	x.deadline = time.Now().Add(phase)
 	if x.judge = host.Client().Judge(); x.judge == nil {
 		x.judge = judge.New(spec.Strict(), spec.Declared())
 	}
@@ -240,7 +250,18 @@ func (x *explorer) spend() bool {
 // over reports whether the phase's time is up (its deadline passed or the
 // run was interrupted): a request cut then says nothing of the server.
 func (x *explorer) over() bool {
-	return x.ctx.Err() != nil || !time.Now().Before(x.deadline)
+	return x.ctx.Err() != nil || !time.Now().Before(x.callDeadline())
+}
+
+// callDeadline bounds a request of the phase: the phase's deadline, or,
+// while rapid replays and shrinks a failure, the shrinking's own (a
+// failure found near the deadline is replayed in its own time, not cut
+// short by a deadline already passed).
+func (x *explorer) callDeadline() time.Time {
+	if x.shrinking && x.shrinkUntil.After(x.deadline) {
+		return x.shrinkUntil
+	}
+	return x.deadline
 }
 
 // created registers the removal of a resource the phase made.

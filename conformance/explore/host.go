@@ -50,6 +50,9 @@ type Config struct {
 	// SecondAccount says the client holds a second account's key: the
 	// phase then acts as the other account too (isolation).
 	SecondAccount bool
+	// Time bounds the phase (0: exploreTime, 40 s); shrinking a failure
+	// found near its end gets a time of its own.
+	Time time.Duration
 	// Cleanup bounds the removal of what the phase made, which runs on a
 	// context of its own after the phase's (0: DefaultCleanup).
 	Cleanup time.Duration

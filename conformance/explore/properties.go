@@ -74,6 +74,7 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 	case x.Status == http.StatusTooManyRequests:
 		// Rate limited and not waited out (the phase's deadline came
 		// first): no property is judged on it.
+		c.x.limited++
 	case x.Status/100 == 4 && p.refuse == "" && p.invalid == "" && !invalid && !p.mayRefuse && !p.foreign:
 		c.x.refusedValid(op, x)
 	}

@@ -141,6 +141,9 @@ func (r *Result) Outcome(id string) Outcome {
 func (x *explorer) runLine() string {
 	s := fmt.Sprintf("explore: seed %d, %d of %d requests spent exploring (%d shrinking), %d sequences; replay with --seed %d",
 		x.seed, x.spent, x.budget, x.shrinkSpent, x.cases, x.seed)
+	if x.limited > 0 {
+		s += fmt.Sprintf("; %d answer(s) rate-limited past the client's waits left unjudged", x.limited)
+	}
 	if x.stopped != "" {
 		s += " (" + x.stopped + ")"
 	}
