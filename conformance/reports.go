@@ -48,14 +48,11 @@ func (e *env) coverage() *coverage.Report {
 	return &cov
 }
 
-// spentOf converts the ledger's account at the end of a run into the
-// reports' rows.
+// spentOf is the ledger's account at the end of a run as the reports
+// hold it (its rows are the reports' own).
 func spentOf(l *budget.Ledger) *report.Spent {
 	s := &report.Spent{Budget: l.Budget().String(), Left: []string{}}
-	for _, r := range l.Rows() {
-		s.Rows = append(s.Rows, report.SpentRow{Kind: string(r.Kind), Limit: r.Limit, Taken: r.Taken, Denied: r.Denied,
-			Created: r.Created, Started: r.Started, Removed: r.Removed, Unplanned: r.Unplanned, Left: r.Left, Lost: r.Lost})
-	}
+	s.Rows = l.Rows()
 	for _, o := range l.Left() {
 		s.Left = append(s.Left, o.String())
 	}

@@ -75,7 +75,7 @@ func TestGateSettlesEachCallFromItsAnswer(t *testing.T) {
 		t.Errorf("%d requests reached the server, want 4 (the withheld one not sent)", n)
 	}
 	row := s.ledger.Rows()[0]
-	if row.Kind != spec.CostModels || strings.Join(row.Created, " ") != "21 22" || strings.Join(row.Unplanned, " ") != "22" ||
+	if row.Kind != string(spec.CostModels) || strings.Join(row.Created, " ") != "21 22" || strings.Join(row.Unplanned, " ") != "22" ||
 		strings.Join(row.Removed, " ") != "21" || strings.Join(row.Left, " ") != "22" || row.Denied != 1 {
 		t.Errorf("models row %+v", row)
 	}

@@ -25,7 +25,8 @@ type Spent struct {
 	Left []string `json:"left"`
 }
 
-// SpentRow is what one kind's account says at the end of a run.
+// SpentRow is what one kind's account says at the end of a run; the
+// suite's budget ledger makes these rows (budget.Row is this type).
 type SpentRow struct {
 	Kind string `json:"kind"`
 	// Limit is the cap; -1 when the kind is not capped.
@@ -55,6 +56,29 @@ func (r SpentRow) limitText() string {
 		return "-"
 	}
 	return fmt.Sprint(r.Limit)
+}
+
+// leftText is what the row left behind: ids, and calls without an answer.
+func (r SpentRow) leftText() string {
+	parts := append([]string(nil), r.Left...)
+	if r.Lost > 0 {
+		parts = append(parts, fmt.Sprintf("%d unknown (no answer)", r.Lost))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// String is the row in one line: "models: budget 1, taken 1, created 1,
+// started 0, removed 1, denied 2, left behind: none".
+func (r SpentRow) String() string {
+	s := fmt.Sprintf("%s: budget %s, taken %d, created %d, started %d, removed %d, denied %d",
+		r.Kind, r.limitText(), r.Taken, len(r.Created), len(r.Started), len(r.Removed), r.Denied)
+	if len(r.Unplanned) > 0 {
+		s += fmt.Sprintf(" (%d by a request meant to be refused)", len(r.Unplanned))
+	}
+	return s + ", left behind: " + r.leftText()
 }
 
 // leftText is what the run left behind: "none", or how many and what.

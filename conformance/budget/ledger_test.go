@@ -72,7 +72,7 @@ func TestTakeIsExactUnderConcurrency(t *testing.T) {
 	if got != 7 {
 		t.Errorf("%d calls got through a cap of 7", got)
 	}
-	r := l.Rows()[slices.IndexFunc(l.Rows(), func(r Row) bool { return r.Kind == spec.CostEvaluationRuns })]
+	r := l.Rows()[slices.IndexFunc(l.Rows(), func(r Row) bool { return r.Kind == string(spec.CostEvaluationRuns) })]
 	if r.Taken != 7 || r.Denied != 193 || len(r.Started) != 7 {
 		t.Errorf("row: %+v", r)
 	}
