@@ -52,6 +52,23 @@ func (c *Client) Stopped(op string) (reason string, stopped bool) {
 	return reason, reason != ""
 }
 
+// withheld reports whether req is not to be sent (its operation, or the
+// whole server, stopped answering), and why. The contract's router names
+// req's operation only once something is stopped: the first request of a
+// run does not pay for loading the contract within its own timeout.
+func (c *Client) withheld(req *http.Request) (reason string, stopped bool) {
+	if reason, stopped := c.stall.Server(); stopped {
+		return reason, true
+	}
+	c.mu.Lock()
+	none := len(c.stopped) == 0
+	c.mu.Unlock()
+	if none {
+		return "", false
+	}
+	return c.Stopped(operation(req))
+}
+
 // ServerStopped reports whether the server stopped answering every
 // request (deadlines in a row across operations), and why.
 func (c *Client) ServerStopped() (reason string, stopped bool) { return c.stall.Server() }

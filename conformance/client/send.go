@@ -64,7 +64,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.Sent = body
 	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
 
-	if reason, stopped := c.Stopped(operation(req)); stopped {
+	if reason, stopped := c.withheld(req); stopped {
 		x.Error = "not sent: " + reason
 		x.Withheld = stoppedError(reason)
 		c.record(x)
