@@ -14,7 +14,8 @@
 //   - Transport and FromTransport: the response-header bound of net/http,
 //     and its error turned into an *Error;
 //   - Stall: N deadlines in a row mean the server stopped answering,
-//     reported once, so the rest of an area is skipped, not waited out;
+//     reported once, so the later requests of an operation that stopped
+//     answering are withheld, not waited out;
 //   - LimitMemory: the runtime's soft memory limit as a backstop under the
 //     read bounds (memory.go states the arithmetic).
 //

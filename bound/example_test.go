@@ -18,18 +18,18 @@ func ExampleReadAll() {
 	// true true
 }
 
-// Three deadlines in a row stop an area, once.
+// Three deadlines in a row stop an operation, once.
 func ExampleStall() {
 	s := bound.NewStall(bound.DefaultStall)
 	idle := &bound.Error{Reason: bound.Idle, Wait: 30e9}
 	for range 3 {
-		if reason := s.Observe("inference", idle); reason != "" {
+		if reason := s.Observe("runInference", idle); reason != "" {
 			fmt.Println(reason)
 		}
 	}
-	_, stopped := s.Stopped("inference")
+	_, stopped := s.Stopped("runInference")
 	fmt.Println(stopped)
 	// Output:
-	// the server stopped answering: 3 deadlines in a row in inference (the last: the stream sent no event for 30s (0 bytes in 0s), cut)
+	// the server stopped answering runInference: 3 deadlines in a row (the last: the stream sent no event for 30s (0 bytes in 0s), cut)
 	// true
 }

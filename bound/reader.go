@@ -2,7 +2,6 @@ package bound
 
 import (
 	"io"
-	"slices"
 	"sync"
 	"time"
 )
@@ -91,31 +90,13 @@ func newReader(r io.Reader, lim Limits, cut func(), c clock) *Reader {
 }
 
 // ReadAll reads r to its end within lim: the bytes read (up to the bound)
-// and nil, an *Error, or the transport's error.
-//
-// Its buffer doubles as it fills (io.ReadAll grows large buffers by a
-// quarter, which leaves four times the answer in garbage behind it).
+// and nil, an *Error, or the transport's error. Its buffer is a pooled one
+// of the bound's size (Collect): reading a flood allocates nothing past the
+// copy of what it returns.
 func ReadAll(r io.Reader, lim Limits, cut func()) ([]byte, error) {
 	b := NewReader(r, lim, cut)
 	defer b.Close()
-	buf := make([]byte, 0, 4<<10)
-	for {
-		if len(buf) == cap(buf) {
-			grow := cap(buf) // double, but never past the bound's one byte over
-			if lim.Bytes > 0 {
-				grow = max(min(grow, int(lim.Bytes+1)-len(buf)), 1)
-			}
-			buf = slices.Grow(buf, grow)
-		}
-		n, err := b.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	return Collect(b, -1, lim.Bytes, false)
 }
 
 // Read reads within the bounds.

@@ -18,26 +18,30 @@ var (
 	tooMuch  = &Error{Reason: OverBody, Limit: 8 << 20}
 )
 
-func TestStallStopsAnAreaAfterNDeadlinesInARow(t *testing.T) {
+func TestStallStopsAnOperationAfterNDeadlinesInARow(t *testing.T) {
 	s := NewStall(3)
 	for i, err := range []error{deadline, timeout, nil, deadline, timeout} {
-		if r := s.Observe("models", err); r != "" {
-			t.Fatalf("outcome %d stopped the area: %s", i, r)
+		if r := s.Observe("runInference", err); r != "" {
+			t.Fatalf("outcome %d stopped the operation: %s", i, r)
 		}
+		s.Observe("getModel", nil) // other operations answer between
 	}
-	r := s.Observe("models", deadline)
-	if !strings.HasPrefix(r, "the server stopped answering: 3 deadlines in a row in models (the last: the stream sent no event") {
+	r := s.Observe("runInference", deadline)
+	if !strings.HasPrefix(r, "the server stopped answering runInference: 3 deadlines in a row (the last: the stream sent no event") {
 		t.Fatalf("third deadline in a row: %q", r)
 	}
-	// Reported once; the area stays stopped, others go on.
-	if again := s.Observe("models", deadline); again != "" {
+	// Reported once; the operation stays stopped, others go on.
+	if again := s.Observe("runInference", deadline); again != "" {
 		t.Errorf("reported twice: %q", again)
 	}
-	if reason, stopped := s.Stopped("models"); !stopped || reason != r {
-		t.Errorf("Stopped(models) = %q, %v", reason, stopped)
+	if reason, stopped := s.Stopped("runInference"); !stopped || reason != r {
+		t.Errorf("Stopped(runInference) = %q, %v", reason, stopped)
 	}
-	if _, stopped := s.Stopped("datasets"); stopped {
-		t.Error("another area was stopped")
+	if _, stopped := s.Stopped("getModel"); stopped {
+		t.Error("another operation was stopped")
+	}
+	if _, stopped := s.Server(); stopped {
+		t.Error("the whole server was stopped")
 	}
 }
 
@@ -47,29 +51,32 @@ func TestAnyAnswerEndsARun(t *testing.T) {
 		s.Observe("inference", deadline)
 		s.Observe("inference", answer)
 		if r := s.Observe("inference", deadline); r != "" {
-			t.Errorf("after %v, one deadline stopped the area: %s", answer, r)
+			t.Errorf("after %v, one deadline stopped the operation: %s", answer, r)
 		}
 		s.Observe("inference", nil)
 	}
 }
 
-// TestStallAcrossAreasStopsTheServer: a server that hangs on everything
-// trips as the run moves from area to area, before each area has had N
-// deadlines of its own.
-func TestStallAcrossAreasStopsTheServer(t *testing.T) {
+// TestStallAcrossOperationsStopsTheServer: a server that hangs on
+// everything trips as the run moves from operation to operation, before
+// each has had N deadlines of its own.
+func TestStallAcrossOperationsStopsTheServer(t *testing.T) {
 	s := NewStall(3)
-	s.Observe("auth", timeout)
-	s.Observe("auth", timeout)
-	r := s.Observe("models", timeout)
-	if !strings.HasPrefix(r, "the server stopped answering: 3 deadlines in a row across 2 areas") {
+	s.Observe("listModels", timeout)
+	s.Observe("listModels", timeout)
+	r := s.Observe("getModel", timeout)
+	if !strings.HasPrefix(r, "the server stopped answering: 3 deadlines in a row across 2 operations") {
 		t.Fatalf("got %q", r)
 	}
-	for _, area := range []string{"auth", "models", "evaluations"} {
-		if reason, stopped := s.Stopped(area); !stopped || reason != r {
-			t.Errorf("Stopped(%s) = %q, %v", area, reason, stopped)
+	for _, op := range []string{"listModels", "getModel", "listEvaluations"} {
+		if reason, stopped := s.Stopped(op); !stopped || reason != r {
+			t.Errorf("Stopped(%s) = %q, %v", op, reason, stopped)
 		}
 	}
-	if again := s.Observe("evaluations", timeout); again != "" {
+	if reason, stopped := s.Server(); !stopped || reason != r {
+		t.Errorf("Server() = %q, %v", reason, stopped)
+	}
+	if again := s.Observe("listEvaluations", timeout); again != "" {
 		t.Errorf("reported twice: %q", again)
 	}
 }
@@ -81,7 +88,7 @@ func TestStallIsSafeForConcurrentUse(t *testing.T) {
 	reports := 0
 	for i := range 50 {
 		wg.Go(func() {
-			if s.Observe(fmt.Sprint("area", i%2), deadline) != "" {
+			if s.Observe(fmt.Sprint("op", i%2), deadline) != "" {
 				mu.Lock()
 				reports++
 				mu.Unlock()
@@ -89,13 +96,13 @@ func TestStallIsSafeForConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if _, stopped := s.Stopped("area0"); !stopped || reports < 1 || reports > 2 {
+	if _, stopped := s.Stopped("op0"); !stopped || reports < 1 || reports > 2 {
 		t.Errorf("%d reports, stopped %v", reports, stopped)
 	}
 }
 
 func TestNewStallCountsAtLeastOne(t *testing.T) {
 	if r := NewStall(0).Observe("a", deadline); r == "" {
-		t.Error("n=0: the first deadline did not stop the area")
+		t.Error("n=0: the first deadline did not stop the operation")
 	}
 }

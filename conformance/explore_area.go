@@ -49,7 +49,8 @@ func (e *env) exploreSpecs() {
 			}
 			if e.selected(labelExploreProperties) {
 				found = explore.Run(ctx, exploreHost{e}, explore.Config{Seed: e.cfg.Seed, Budget: e.cfg.Explore,
-					Strict: e.cfg.Strict, Keep: e.cfg.Keep, SecondAccount: e.cfg.APIKey2 != "", Permanent: e.cfg.Spend.active()})
+					Strict: e.cfg.Strict, Keep: e.cfg.Keep, SecondAccount: e.cfg.APIKey2 != "", Permanent: e.cfg.Spend.active(),
+					Cleanup: e.cleanupTime()})
 				e.explored += found.RunLine() + "\nanswers by operation and status:\n" + found.Answers()
 			}
 		})

@@ -30,8 +30,9 @@ import (
 // as unconfirmed, with its sequence, and fails nothing.
 
 // modelTime bounds the phase (the replays of kept sequences included): a
-// slow server gets fewer calls, never a longer run.
-const modelTime = 90 * time.Second
+// slow server gets fewer calls, never a longer run. A variable only so
+// that a test's child run can shorten it (main_test.go).
+var modelTime = 90 * time.Second
 
 // modelStepsShare: the random steps after coverage are this share of the
 // explore budget (the property phase has the whole budget after them).
@@ -53,11 +54,12 @@ type modelPhase struct {
 // driveModel runs the phase: each kept sequence of --replay, then the
 // run's own seed; the new failures are appended to the file.
 func (e *env) driveModel(ctx context.Context) *modelPhase {
-	ctx, cancel := context.WithTimeout(ctx, modelTime)
-	defer cancel()
 	p := &modelPhase{}
-	base := drive.Config{Seed: e.cfg.Seed, Steps: max(0, e.cfg.Explore/modelStepsShare), OneAccount: e.cfg.APIKey2 == "",
-		MaxWait: min(e.cfg.Timeout, 20*time.Second), Keep: e.cfg.Keep, Permanent: e.cfg.Spend.active()}
+	// The phase's time ends it between two calls (Until), never during
+	// one: what a call in flight made is known, and the clean-up, on its
+	// own time, deletes it.
+	base := drive.Config{Until: time.Now().Add(modelTime), Seed: e.cfg.Seed, Steps: max(0, e.cfg.Explore/modelStepsShare), OneAccount: e.cfg.APIKey2 == "",
+		MaxWait: min(e.cfg.Timeout, 20*time.Second), Keep: e.cfg.Keep, Permanent: e.cfg.Spend.active(), Cleanup: e.cleanupTime()}
 	var replays []drive.Sequence
 	if e.cfg.Replay != "" {
 		var err error

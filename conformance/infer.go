@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"time"
 
@@ -58,7 +57,6 @@ func readAnswer(ctx context.Context, cancel context.CancelFunc, c *client.Client
 		c.FinishStream(x, s, false)
 		return x, s
 	}
-	body, err := io.ReadAll(resp.Body) // the client bounds the body (Open)
-	c.Finish(x, body, err)
+	c.FinishRead(x, resp) // within the client's body bound (Open)
 	return x, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // Ginkgo runs one suite per process, so every test that runs the suite
@@ -14,6 +15,11 @@ import (
 // that runs the CLI's code path once and exits with its status.
 
 const childEnv = "CONFORMANCE_TEST_CHILD_ARGS"
+
+// modelTimeEnv, when set in a child's environment, is its reference model
+// part's time (modelTime), so a test sees that part run out of its time
+// in seconds, not its default minute and a half.
+const modelTimeEnv = "CONFORMANCE_TEST_MODEL_TIME"
 
 // The runs' two accounts; a test fails when either appears in a report.
 const (
@@ -34,6 +40,14 @@ func childMain(raw string) int {
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		os.Stderr.WriteString("bad child args: " + err.Error())
 		return 99
+	}
+	if v, ok := os.LookupEnv(modelTimeEnv); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			os.Stderr.WriteString("bad " + modelTimeEnv + ": " + err.Error())
+			return 99
+		}
+		modelTime = d
 	}
 	opts, err := ParseFlags(args, func(string) string { return "" }, os.Stdout)
 	if err != nil {
@@ -67,13 +81,19 @@ func childRuns(t *testing.T) {
 // its exit status and output.
 func runChild(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return runChildEnv(t, nil, args...)
+}
+
+// runChildEnv is runChild with env added to the child's environment.
+func runChildEnv(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
 	childRuns(t)
 	raw, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
+	cmd.Env = append(append(os.Environ(), env...), childEnv+"="+string(raw))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

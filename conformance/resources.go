@@ -2,11 +2,13 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"contractkit/conformance/client"
 	"contractkit/exchange"
@@ -60,10 +62,14 @@ func (e *env) removeLater(p string, auth client.Auth) {
 	DeferCleanup(func(ctx SpecContext) { e.remove(ctx, p, auth) })
 }
 
-// remove deletes the resource at p. Gone already is fine; an evaluation
-// still running is waited for; anything else is recorded as a leak and
+// remove deletes the resource at p, on a context of its own (a clean-up
+// runs even when its phase's time is up: cleanupContext). Gone already is
+// fine; a delete refused while an evaluation still runs is tried again
+// within deleteWaits' allowance; anything else is recorded as a leak and
 // reported at the end, never as a check failure.
 func (e *env) remove(ctx context.Context, p string, auth client.Auth) {
+	ctx, cancel := e.cleanupContext(ctx)
+	defer cancel()
 	r := client.Request{Method: http.MethodDelete, Path: p, Auth: auth}
 	if e.cfg.Spend.active() && strings.HasPrefix(p, pathDatasets+"/") {
 		// D-40: a run that counts its spending leaves no dataset behind,
@@ -72,7 +78,7 @@ func (e *env) remove(ctx context.Context, p string, auth client.Auth) {
 	}
 	x := e.client.Do(ctx, r)
 	switch {
-	case x.Withheld != nil:
+	case x.Withheld != nil && !errors.Is(x.Withheld, client.ErrStopped):
 		return // a resource the run reuses: never removed
 	case x.Status == http.StatusNotFound:
 		e.spend.gone(p)
@@ -81,17 +87,42 @@ func (e *env) remove(ctx context.Context, p string, auth client.Auth) {
 		return
 	}
 	if strings.HasPrefix(p, pathEvaluations) && x.Status/100 == 4 {
-		err := InterceptGomegaFailure(func() {
-			Eventually(ctx, func(g Gomega) {
-				x = e.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: p, Auth: auth})
-				g.Expect(x.Status/100 == 2 || x.Status == http.StatusNotFound).To(BeTrue())
-			}).WithTimeout(e.cfg.Timeout).Should(Succeed())
-		})
-		if err == nil {
+		if again, gone := e.awaitDelete(ctx, pathEvaluations, r); gone {
 			return
+		} else if again != nil {
+			x = again
 		}
 	}
 	e.leaks = append(e.leaks, fmt.Sprintf("%s: %s", p, x.Line()))
+}
+
+// awaitDelete sends the delete r again every pollInterval until the
+// server deletes (or no longer has) the resource, for as long as
+// deleteWaits allows for kind. It returns the last answer (nil when it
+// sent nothing) and whether the resource is gone.
+func (e *env) awaitDelete(ctx context.Context, kind string, r client.Request) (*exchange.Exchange, bool) {
+	wait := e.deletes.allowance(kind, e.cfg.Timeout)
+	if wait <= 0 {
+		return nil, false
+	}
+	start := time.Now()
+	var x *exchange.Exchange
+	for time.Since(start) < wait && client.Pause(ctx, min(pollInterval, wait-time.Since(start))) {
+		x = e.client.Do(ctx, r)
+		switch {
+		case x.Status == http.StatusNotFound:
+			e.spend.gone(r.Path)
+			fallthrough
+		case x.Status/100 == 2:
+			e.deletes.waited(kind, time.Since(start), true)
+			return x, true
+		case x.Withheld != nil:
+			e.deletes.waited(kind, time.Since(start), false)
+			return x, false
+		}
+	}
+	e.deletes.waited(kind, time.Since(start), false)
+	return x, false
 }
 
 // sharedResources are the dataset and the ready model that several areas

@@ -112,8 +112,8 @@ func (s *spending) settle(op spec.Operation, params map[string]string, call budg
 			s.ledger.Unplanned(op.Cost.Kind, id)
 		}
 	case t == nil:
-	case x.Status == 0 && strings.HasPrefix(x.Error, "building the request"):
-		t.Refund() // never sent
+	case x.Status == 0 && (x.Withheld != nil || strings.HasPrefix(x.Error, "building the request")):
+		t.Refund() // never sent (an operation the server stopped answering)
 	case x.Status == 0:
 		t.Lost()
 	case !ok:

@@ -12,10 +12,11 @@ import (
 	"contractkit/report"
 )
 
-// How a run ends early, whatever the server does: a server that stopped
-// answering has the rest of its area skipped (the client's stall
-// detector), --deadline, SIGINT and SIGTERM interrupt the run and the
-// reports are still written with what ran.
+// How a run ends early, whatever the server does: an operation the server
+// stopped answering has its later requests withheld and their checks
+// skipped, a server that stopped answering altogether every check (the
+// client's stall detector); --deadline, SIGINT and SIGTERM interrupt the
+// run and the reports are still written with what ran.
 
 // cleanupGrace is how long each clean-up node may run once the run is
 // interrupted (Ginkgo's grace period): removing what a check made is one
@@ -33,13 +34,15 @@ func areaOf(r types.SpecReport) string {
 	return r.ContainerHierarchyTexts[0]
 }
 
-// skipStopped skips a check whose area's server stopped answering (or the
-// whole server), with the reason, instead of waiting out its timeouts.
+// skipStopped skips every check once the whole server stopped answering,
+// with the reason, instead of waiting out its timeouts. An operation the
+// server stopped answering skips the checks that send it, in every area,
+// when they send it (env.do: its requests are withheld).
 func (e *env) skipStopped() {
 	if e.client == nil {
 		return
 	}
-	if reason, stopped := e.client.Stopped(areaOf(CurrentSpecReport())); stopped {
+	if reason, stopped := e.client.ServerStopped(); stopped {
 		Skip(reason)
 	}
 }

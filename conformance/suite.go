@@ -208,8 +208,10 @@ type env struct {
 	unknownID string
 	shared    *sharedResources
 	final     types.Report
-	// leaks lists resources cleanup could not remove.
-	leaks []string
+	// leaks lists resources cleanup could not remove; deletes bounds the
+	// clean-up's waits for refused deletes (cleanup.go).
+	leaks   []string
+	deletes deleteWaits
 	// basis is what the running check's own expectations rest on
 	// (expect.go).
 	basis basis
@@ -382,10 +384,12 @@ func (e *env) register() {
 			e.setupJudged = append(e.setupJudged, judged...)
 		}
 	})
-	AfterSuite(func(ctx SpecContext) {
+	AfterSuite(func(sctx SpecContext) {
 		if e.client != nil {
 			e.client.SetArea(areaCleanup)
 		}
+		ctx, cancel := e.cleanupContext(sctx)
+		defer cancel()
 		e.removeShared(ctx)
 		e.confirmLeft(ctx)
 		e.sweepIn("the run's set-up, a skipped check or the clean-up", e.setupJudged)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"contractkit/internal/textcut"
 )
@@ -116,6 +117,19 @@ func Excerpt(s string) string {
 		return s
 	}
 	return fmt.Sprintf("%s (%d bytes in all)", textcut.Shorten(s, ExcerptLimit), len(s))
+}
+
+// ExcerptOf is Excerpt of b, made without turning all of b into a string:
+// only its first ExcerptLimit characters are copied, whatever its size (an
+// answer cut at 8 MiB costs a 2 KiB excerpt, not an 8 MiB string first).
+func ExcerptOf(b []byte) string {
+	if len(b) <= ExcerptLimit {
+		return string(b)
+	}
+	// ExcerptLimit characters are at most that many times UTFMax bytes;
+	// one more character tells Shorten the text goes on.
+	head := b[:min(len(b), (ExcerptLimit+1)*utf8.UTFMax)]
+	return fmt.Sprintf("%s (%d bytes in all)", textcut.Shorten(string(head), ExcerptLimit), len(b))
 }
 
 // Log is every exchange of one check, as attached to its report.

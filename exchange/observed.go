@@ -71,7 +71,7 @@ func (o Observed) Exchange() *Exchange {
 	}
 	if o.Status != 0 {
 		x.ResponseHeader = r.Header(o.ResponseHeader)
-		x.ResponseBody = r.String(Excerpt(string(o.ResponseBody)))
+		x.ResponseBody = r.String(ExcerptOf(o.ResponseBody))
 	}
 	form := readForm(o.RequestHeader, o.RequestBody)
 	var data []byte
@@ -82,7 +82,7 @@ func (o Observed) Exchange() *Exchange {
 		x.RequestBody = "(a body over the proxy's bound, not held)"
 	case len(o.RequestBody) > 0:
 		data = o.RequestBody
-		x.RequestBody = r.String(Excerpt(string(data)))
+		x.RequestBody = r.String(ExcerptOf(data))
 	}
 	x.Curl = Curl(r, o.Method, u, withoutHopHeaders(o.RequestHeader), data, form)
 	if o.RequestBodyCut {

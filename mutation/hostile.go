@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
 
 	"contractkit/internal/hostile"
@@ -33,6 +34,15 @@ var hostiles = []Mutant{
 		Serve: onServe(opHostileListModels, func(x *Exchange, w http.ResponseWriter) {
 			hostile.Endless(w, x.Client, "application/json", []byte(`{"status":"success","data":[`), ' ', floodCap)
 		})},
+	{Name: "hostile-json-endless", Area: "explore", Hostile: true,
+		Breaks: "every JSON answer never ends: the mock's status, headers and body, its last byte held back and whitespace without end after it",
+		Serve: func(x *Exchange, w http.ResponseWriter) bool {
+			if x.route().op == "" {
+				return false
+			}
+			endlessAnswer(x, w)
+			return true
+		}},
 	{Name: "hostile-model-drip", Area: "models", Hostile: true,
 		Breaks: "a GET of one model drips its answer, a byte every 2 s",
 		Serve: onServe(opHostileGetModel, func(x *Exchange, w http.ResponseWriter) {
@@ -84,6 +94,30 @@ var hostiles = []Mutant{
 		Serve: onServe(opHostileGetDataset, func(x *Exchange, w http.ResponseWriter) {
 			_ = hostile.EndlessHeaders(w, x.Client, floodCap)
 		})},
+}
+
+// endlessAnswer answers with the mock's answer made endless when it is JSON
+// (its status and headers, its body less its closing byte, then spaces
+// until the client leaves); any other answer (an event stream, an empty
+// 204) goes as the mock wrote it.
+func endlessAnswer(x *Exchange, w http.ResponseWriter) {
+	rec := x.recorded()
+	for k, vs := range rec.Header() {
+		w.Header()[k] = vs
+	}
+	body := bytes.TrimRight(rec.Body.Bytes(), " \r\n\t")
+	if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") || len(body) == 0 {
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes()) // a client gone: nothing to do
+		return
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	out := hostile.Flushing(w)
+	if _, err := out.Write(body[:len(body)-1]); err != nil {
+		return
+	}
+	hostile.Repeat(x.Client.Context(), out, hostile.Filler(' '), 0, floodCap)
 }
 
 // The operations the hostile servers misbehave on.

@@ -28,8 +28,8 @@ var pathInference = func() string {
 
 func TestHostileTable(t *testing.T) {
 	list := Hostile()
-	if len(list) != 8 {
-		t.Errorf("%d hostile servers, want the issue's 8 (update this test with the table)", len(list))
+	if len(list) != 9 {
+		t.Errorf("%d hostile servers, want the 9 of the issues (update this test with the table)", len(list))
 	}
 	for _, m := range list {
 		if !m.Hostile || m.Valid || m.Decided != "" || m.Explore || m.Class() != "hostile" {
@@ -90,6 +90,30 @@ func TestHostileModelListNeverEnds(t *testing.T) {
 		t.Errorf("head %q, then %d bytes (%v), want 4 MiB of spaces and more", head, len(rest), err)
 	}
 	c.otherwiseTheMock(pathModels + "/" + fixtureReadyModel) // not readyModel: it lists the models
+}
+
+// Every JSON answer never ends: the mock's answer, its closing byte held
+// back, then whitespace; the status is the mock's (a 404 too).
+func TestHostileEveryJSONAnswerNeverEnds(t *testing.T) {
+	c := wrapped(t, "hostile-json-endless")
+	c.key = bearer(testKeyA)
+	for path, status := range map[string]int{pathModels: http.StatusOK, pathDatasets + "/999999": http.StatusNotFound} {
+		ctx, cancel := context.WithCancel(context.Background())
+		resp, err := c.hostileGet(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 10)
+		io.ReadFull(resp.Body, head)
+		rest, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+		tail := strings.TrimRight(string(rest), " ")
+		if resp.StatusCode != status || !strings.HasPrefix(string(head), `{"status":`) || err != nil || len(rest) != 4<<20 || len(tail) > 64<<10 || strings.HasSuffix(tail, "}") {
+			t.Errorf("GET %s: %d, head %q, then %d bytes ending %q (%v); want %d, the mock's answer less its last byte, then spaces without end",
+				path, resp.StatusCode, head, len(rest), tail[max(0, len(tail)-20):], err, status)
+		}
+		resp.Body.Close()
+		cancel()
+	}
 }
 
 func TestHostileModelDrips(t *testing.T) {

@@ -56,6 +56,10 @@ type Mutant struct {
 	// suite must end against it with exit 1 and readable reports, in
 	// bounded time and memory. Hostile entries are not in List.
 	Hostile bool
+	// Clean marks a valid variant whose run must also leave nothing
+	// behind: its exit 4 (D-47) fails it, where a mutant's leaves the
+	// verdict to its checks.
+	Clean bool
 
 	// Request changes x.Req before the wrapped handler gets it.
 	Request func(x *Exchange)

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // liberal are the valid variants where the reference is silent and a
@@ -131,6 +132,12 @@ var liberal = []Mutant{
 			return v
 		})},
 
+	// Run like a modelled entry (the Explore area only): the reference
+	// model's part is what a slow server once made leave its resources.
+	{Name: "valid-latency-150ms", Area: "variant", Valid: true, Model: true, Clean: true,
+		Breaks:  "every answer comes 150 ms late (a server far away, or busy): the run takes longer and leaves nothing behind",
+		Request: func(x *Exchange) { late(x, 150*time.Millisecond) }},
+
 	// ---- decided rules: fail only under --strict ----
 	{Name: "stream-buffered", Area: "inference", Decided: "D-26", Breaks: "the stream is held back and written whole at its end",
 		Stream: func(_ *Exchange, _ http.Header) StreamFilter {
@@ -166,4 +173,15 @@ var liberal = []Mutant{
 				return x
 			})
 		}))},
+}
+
+// late holds the request d before the mock sees it, or until the client
+// leaves.
+func late(x *Exchange, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-x.Client.Context().Done():
+	}
 }

@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -79,31 +81,86 @@ func TestSilentStreamIsCutByTheIdleBound(t *testing.T) {
 	}
 }
 
-// A server that stops answering has its area stopped after
-// bound.DefaultStall deadlines in a row: the client withholds the area's
-// next requests with the reason, and other areas still send.
-func TestStalledAreaIsWithheld(t *testing.T) {
+// An operation the server stopped answering is stopped for the whole run
+// after bound.DefaultStall deadlines in a row: the client withholds its
+// next requests in every area, with the reason and ErrStopped, and other
+// operations still go out.
+func TestStalledOperationIsWithheldInEveryArea(t *testing.T) {
 	var got atomic.Int64
 	srv := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
-		got.Add(1)
-		<-r.Context().Done() // never answers
+		if r.URL.Path == "/api/v1/user/model" {
+			got.Add(1)
+			<-r.Context().Done() // the list never answers
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status":"success","data":{"id":4}}`))
 	})
 	u := newTestClient(t, srv.URL).base
 	c := New(u, testKey, testKey2, 100*time.Millisecond)
-	c.SetArea("Models")
-	for range bound.DefaultStall {
-		c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/api/v1/user/model"})
+	list := Request{Method: http.MethodGet, Path: "/api/v1/user/model"}
+	for i, area := range []string{"Models", "Models", "Datasets"} {
+		c.SetArea(area) // a new area does not start the count again
+		c.Do(context.Background(), list)
+		c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/api/v1/user/model/4"}) // answered between
+		if _, stopped := c.Stopped("listModels"); stopped != (i == 2) {
+			t.Fatalf("after %d deadlines, stopped %t", i+1, stopped)
+		}
 	}
-	reason, stopped := c.Stopped("Models")
-	if !stopped || !strings.Contains(reason, "stopped answering") {
-		t.Fatalf("Stopped got %q %t after %d deadlines, want the area stopped", reason, stopped, bound.DefaultStall)
+	reason, _ := c.Stopped("listModels")
+	if !strings.HasPrefix(reason, "the server stopped answering listModels: 3 deadlines in a row") || !strings.HasSuffix(reason, "stopped in Datasets") {
+		t.Errorf("the reason: %q", reason)
 	}
-	x := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/api/v1/user/model"})
-	if !strings.HasPrefix(x.Error, "not sent: the server stopped answering") || got.Load() != int64(bound.DefaultStall) {
-		t.Errorf("after the stop: Error %q, %d requests reached the server; want it withheld, %d sent", x.Error, got.Load(), bound.DefaultStall)
+	c.SetArea("Isolation")
+	x := c.Do(context.Background(), list)
+	if x.Error != "not sent: "+reason || !errors.Is(x.Withheld, ErrStopped) || got.Load() != int64(bound.DefaultStall) {
+		t.Errorf("after the stop: Error %q, Withheld %v, %d requests reached the server; want it withheld, %d sent", x.Error, x.Withheld, got.Load(), bound.DefaultStall)
 	}
-	if _, stopped := c.Stopped("Datasets"); stopped {
-		t.Error("another area is stopped by one area's deadlines")
+	if x := c.Do(context.Background(), Request{Method: http.MethodGet, Path: "/api/v1/user/model/4"}); x.Status != http.StatusOK {
+		t.Errorf("another operation: %s", x.Line())
+	}
+	if _, stopped := c.ServerStopped(); stopped {
+		t.Error("one operation's deadlines stopped the whole server")
+	}
+}
+
+// Event streams that never end are counted apart from the operation's
+// refusals: a refusal read whole between them does not hide them.
+func TestStreamsThatNeverEndStopTheirOperation(t *testing.T) {
+	var streams atomic.Int64
+	srv := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("refuse") != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			w.Write([]byte(`{"status":"error","message":"no"}`))
+			return
+		}
+		streams.Add(1)
+		hostile.Repeat(r.Context(), hostile.StartStream(w), hostile.TokenEvent, 10*time.Millisecond, 1<<30)
+	})
+	c := newTestClient(t, srv.URL)
+	c.SetLimits(bound.Body, bound.Limits{Bytes: 1 << 20, Duration: 150 * time.Millisecond})
+	infer := Request{Method: http.MethodPost, Path: "/api/v1/user/inference", JSON: map[string]any{"query": "q", "model_id": 4}}
+	refused := infer
+	refused.Query = url.Values{"refuse": {"1"}}
+	for i := range bound.DefaultStall {
+		if i > 0 {
+			if x := c.Do(context.Background(), refused); x.Status != http.StatusUnprocessableEntity {
+				t.Fatalf("the refusal: %s", x.Line())
+			}
+		}
+		if resp, x := c.Open(context.Background(), infer); resp != nil {
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			c.Finish(x, body, err)
+		}
+	}
+	reason, stopped := c.Stopped("runInference")
+	if !stopped || !strings.Contains(reason, "runInference (its event stream): 3 deadlines in a row") {
+		t.Fatalf("after %d streams that never end: stopped %t %q", bound.DefaultStall, stopped, reason)
+	}
+	if resp, x := c.Open(context.Background(), infer); resp != nil || !errors.Is(x.Withheld, ErrStopped) || streams.Load() != int64(bound.DefaultStall) {
+		t.Errorf("after the stop: %s, %d streams opened", x.Line(), streams.Load())
 	}
 }
 

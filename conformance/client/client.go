@@ -6,23 +6,19 @@
 // is read within bounds (bound): its headers, its body, an
 // event stream's events, its whole size and its pace, so a server that
 // floods, drips or hangs fails the check with the bound it passed instead
-// of exhausting the suite's memory or time; a server that stopped
-// answering (several deadlines in a row, bound.Stall) has the requests of
-// its area withheld. It links no test framework.
+// of exhausting the suite's memory or time; an operation the server
+// stopped answering (several deadlines in a row, bound.Stall) has its
+// later requests withheld for the rest of the run. It links no test
+// framework.
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"mime/multipart"
 	"net/http"
-	"net/textproto"
 	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,9 +93,10 @@ type Client struct {
 	log []*exchange.Exchange
 	// logged counts the exchanges since Reset, those dropped from log too.
 	logged int
-	// area is the part of the run the requests belong to (SetArea); the
-	// stall detector judges each operation of an area apart, and one
-	// operation stopped stops its area (stopped).
+	// area is the part of the run the requests belong to (SetArea), for
+	// the reasons given; stopped holds, by operation, why the server
+	// stopped answering it (observe): its later requests are withheld
+	// wherever in the run they come.
 	area    string
 	stopped map[string]string
 	// opened are the bodies Open handed out, until Finish reads their bound.
@@ -280,7 +277,9 @@ func (c *Client) attempts(ctx context.Context, r Request, timeout time.Duration)
 // records it in x. The bound's cut closes the body, which unblocks a read
 // waiting on a server that drips or went silent.
 func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
-	body, err := bound.ReadAll(resp.Body, c.body, func() { resp.Body.Close() })
+	b := bound.NewReader(resp.Body, c.body, func() { resp.Body.Close() })
+	body, err := bound.Collect(b, resp.ContentLength, c.body.Bytes, true)
+	b.Close()
 	resp.Body.Close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The request's own timeout cut the body before a bound did.
@@ -324,139 +323,6 @@ func (c *Client) finishOpened(x *exchange.Exchange, body []byte, readErr error, 
 	// context may end for its own reasons once the reading is done.
 	c.judgeRead(nil, x, s, cut)
 	c.settlePending(x)
-}
-
-func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
-	body, contentType, shown, curlData, err := encodeBody(r)
-	u := c.url(r.Path, r.Query)
-	c.mu.Lock()
-	c.seq++
-	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: queryString(r.Query), Seq: c.seq}
-	c.mu.Unlock()
-	if err != nil {
-		x.Error = "building the request: " + err.Error()
-		c.record(x)
-		return nil, x
-	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, u, bytes.NewReader(body))
-	if err != nil {
-		x.Error = "building the request: " + err.Error()
-		c.record(x)
-		return nil, x
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	for k, vs := range r.Header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	switch r.Auth {
-	case AuthKey:
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	case AuthKey2:
-		req.Header.Set("Authorization", "Bearer "+c.key2)
-	case AuthRaw:
-		req.Header["Authorization"] = []string{r.RawAuth}
-	case AuthNear:
-		req.Header.Set("Authorization", "Bearer "+NearKey(c.key))
-	}
-	x.RequestHeader = c.redact.Header(req.Header)
-	x.RequestBody = c.redact.String(exchange.Excerpt(shown))
-	x.Sent = body
-	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
-
-	area := c.Area()
-	if reason, stopped := c.Stopped(area); stopped {
-		x.Error = "not sent: " + reason
-		c.record(x)
-		return nil, x
-	}
-	start := time.Now()
-	resp, err := c.http.Do(req)
-	x.Duration = time.Since(start)
-	if err != nil {
-		err = bound.FromTransport(err)
-		c.observe(ctx, area, req, err)
-		x.Error = c.redact.String(err.Error())
-		c.record(x)
-		c.judgeRead(ctx, x, nil, false)
-		return nil, x
-	}
-	x.Status = resp.StatusCode
-	x.ResponseHeader = c.redact.Header(resp.Header)
-	return resp, x
-}
-
-func (c *Client) finish(ctx context.Context, resp *http.Response, x *exchange.Exchange, body []byte, readErr error) {
-	c.observe(ctx, c.Area(), resp, readErr)
-	c.cov.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
-	x.Raw = body
-	x.ResponseBody = c.redact.String(exchange.Excerpt(string(body)))
-	if readErr != nil {
-		x.Error = "reading the body: " + c.redact.String(readErr.Error())
-	}
-	c.record(x)
-}
-
-// queryString is q as the request sends it.
-func queryString(q url.Values) string {
-	if len(q) == 0 {
-		return ""
-	}
-	return q.Encode()
-}
-
-func (c *Client) url(path string, q url.Values) string {
-	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + path
-	u.RawPath = ""
-	u.RawQuery = queryString(q)
-	return u.String()
-}
-
-// encodeBody returns the wire body, its content type, the text shown in a
-// report and the data for a curl command.
-func encodeBody(r Request) (body []byte, contentType, shown string, curlData []byte, err error) {
-	switch {
-	case r.Form != nil:
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		var parts []string
-		for _, f := range r.Form.Fields {
-			if err := w.WriteField(f.Name, f.Value); err != nil {
-				return nil, "", "", nil, err
-			}
-			parts = append(parts, fmt.Sprintf("%s=%q", f.Name, f.Value))
-		}
-		for _, f := range r.Form.Files {
-			h := make(textproto.MIMEHeader)
-			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, f.Field, f.Name))
-			h.Set("Content-Type", "application/octet-stream")
-			pw, err := w.CreatePart(h)
-			if err != nil {
-				return nil, "", "", nil, err
-			}
-			if _, err := pw.Write(f.Content); err != nil {
-				return nil, "", "", nil, err
-			}
-			parts = append(parts, fmt.Sprintf("%s=@%s (%d bytes)", f.Field, f.Name, len(f.Content)))
-		}
-		if err := w.Close(); err != nil {
-			return nil, "", "", nil, err
-		}
-		return buf.Bytes(), w.FormDataContentType(), "multipart/form-data: " + strings.Join(parts, ", "), nil, nil
-	case r.JSON != nil:
-		b, err := json.Marshal(r.JSON)
-		if err != nil {
-			return nil, "", "", nil, err
-		}
-		return b, "application/json", string(b), b, nil
-	case r.Body != nil:
-		return r.Body, r.ContentType, string(r.Body), r.Body, nil
-	}
-	return nil, "", "", nil, nil
 }
 
 // NearKey is key with its last character changed ("x", or "y" for an "x"):

@@ -109,6 +109,9 @@ func (c *exploreCase) infeasible(op *exploreOp) string {
 	if b, ok := c.x.host.(Budgeted); ok && op.Cost != nil && !b.Affords(op.Operation) {
 		return "over the run's budget"
 	}
+	if _, stopped := c.x.host.Client().Stopped(op.ID); stopped {
+		return "the server stopped answering it"
+	}
 	switch op.role {
 	case roleGet, roleUpdate, roleDelete, roleChild:
 		if len(c.m.live(op.kind))+len(c.m.deleted(op.kind)) == 0 {
@@ -147,11 +150,12 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 	return false
 }
 
-// do sends r and records the exchange in the current step.
+// do sends r and records the exchange in the current step. The phase's
+// deadline is checked before each request (spend), not during one: a
+// request in flight then ends (within the client's timeout), so what it
+// made is known and the clean-up removes it.
 func (c *exploreCase) do(r client.Request) *exchange.Exchange {
-	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.callDeadline())
-	defer cancel()
-	x := c.x.host.Client().Do(ctx, r)
+	x := c.x.host.Client().Do(c.x.ctx, r)
 	c.record(x)
 	return x
 }
@@ -356,9 +360,11 @@ func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data ju
 // stream sends an inference-like request and reads its event stream for a
 // bounded time once it has begun (the answer's headers wait as long as any
 // answer): the phase explores values, it does not wait for whole answers.
-// A stream cut short is judged by the events it had sent.
+// A stream cut short is judged by the events it had sent. Like do, it is
+// not cut by the phase's deadline once sent; its headers are awaited at
+// most exploreStreamWait.
 func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
-	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.callDeadline())
+	ctx, cancel := context.WithTimeout(c.x.ctx, exploreStreamWait)
 	defer cancel()
 	resp, x := c.x.host.Client().Open(ctx, r)
 	if resp == nil {
@@ -378,8 +384,7 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 		c.judge(op, x, p, s, s.Err != nil)
 		return
 	}
-	body, err := readAllBounded(resp.Body)
-	c.x.host.Client().Finish(x, body, err)
+	c.x.host.Client().FinishRead(x, resp)
 	c.record(x)
 	c.judge(op, x, p, nil, false)
 }

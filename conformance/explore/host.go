@@ -53,6 +53,19 @@ type Config struct {
 	// Time bounds the phase (0: exploreTime, 40 s); shrinking a failure
 	// found near its end gets a time of its own.
 	Time time.Duration
+	// Cleanup bounds the removal of what the phase made, which runs on a
+	// context of its own after the phase's (0: DefaultCleanup).
+	Cleanup time.Duration
+}
+
+// DefaultCleanup bounds the phase's clean-up when Config.Cleanup is 0.
+const DefaultCleanup = 2 * time.Minute
+
+func (c Config) cleanup() time.Duration {
+	if c.Cleanup > 0 {
+		return c.Cleanup
+	}
+	return DefaultCleanup
 }
 
 // Run runs the phase once, within its budget and at most exploreTime

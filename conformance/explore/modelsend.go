@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -95,11 +94,10 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 		a.Stream, a.Cut = joined(st), st.Err != nil
 		return a
 	}
-	raw, err := io.ReadAll(resp.Body) // within the client's body bound (D-42)
-	s.host.Client().Finish(x, raw, err)
+	_, err := s.host.Client().FinishRead(x, resp) // within the client's body bound (D-42)
 	s.logged(x)
 	a.Cut = err != nil
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(x.Raw))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) == nil {
@@ -108,9 +106,13 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 	return a
 }
 
+// logged hands x to the log as reports show it: its body's excerpt, not
+// its body (the phase keeps every exchange until its check reports).
 func (s modelSender) logged(x *exchange.Exchange) {
 	if s.log != nil && x != nil {
-		s.log(x)
+		kept := *x
+		kept.Raw, kept.Sent = nil, nil
+		s.log(&kept)
 	}
 }
 

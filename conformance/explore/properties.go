@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -21,8 +20,12 @@ import (
 // whatever the operation: no 5xx, invalid input refused, a refusal where the
 // model expects one, and the answer documented by the contract.
 
-// exploreStreamRead bounds the reading of one explored stream.
-const exploreStreamRead = 300 * time.Millisecond
+// exploreStreamRead bounds the reading of one explored stream once it has
+// begun, exploreStreamWait the wait for its headers.
+const (
+	exploreStreamRead = 300 * time.Millisecond
+	exploreStreamWait = 30 * time.Second
+)
 
 // judge judges x, the answer to a request planned as p (its event stream
 // read as s, cut at the phase's bound), by the one judge's verdict mapped
@@ -31,9 +34,10 @@ const exploreStreamRead = 300 * time.Millisecond
 func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judge.Stream, cut bool) judge.J {
 	body, _ := judge.ParseJSON(x.Raw)
 	data := body.Get("data")
-	if (x.Status == 0 || x.Error != "" && s == nil) && (c.x.over() || timedOut(x)) {
+	if (x.Status == 0 || x.Error != "" && s == nil) && (c.x.over() || timedOut(x) || x.Withheld != nil) {
 		// Cut by the phase's own deadline, or by the client's wait: a busy
-		// machine is not a broken server. No verdict.
+		// machine is not a broken server; or never sent (an operation the
+		// server stopped answering, named where it stopped). No verdict.
 		return data
 	}
 	// The one judge's verdict, taken when the client read the answer (as
@@ -252,8 +256,3 @@ func bodyRequest(op *exploreOp, body map[string]any) (*http.Request, error) {
 
 // pathParam is a path template's parameter.
 var pathParam = regexp.MustCompile(`\{[^}]+\}`)
-
-// readAllBounded reads an answer that is not a stream, at most 1 MiB.
-func readAllBounded(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, 1<<20))
-}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"maps"
@@ -51,8 +52,8 @@ func (x *explorer) run() {
 	setRapid("rapid.steps", strconv.Itoa(exploreSteps))
 	x.shared = x.sharedResources()
 	for round := uint64(0); round < maxRounds; round++ {
-		if x.spent >= x.budget || time.Now().After(x.deadline) {
-			break
+		if x.spent >= x.budget || x.over() {
+			break // the budget spent, the phase's time up, or its context ended
 		}
 		// A sequence spends about 1.5 requests a step.
 		checks := max(1, (x.budget-x.spent)/(exploreSteps*3/2))
@@ -128,10 +129,14 @@ func (x *explorer) settle(tb *rapidTB) *failure {
 	return &f
 }
 
-// cleanup removes what the phase created, newest first.
+// cleanup removes what the phase created, newest first, on a context of
+// its own bounded by Config.Cleanup: the phase's may have ended (its time
+// was up, the run was interrupted), what it made must still go.
 func (x *explorer) cleanup() {
-	for i := len(x.toRemove) - 1; i >= 0; i-- {
-		x.host.Remove(x.ctx, x.toRemove[i])
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(x.ctx), x.cfg.cleanup())
+	defer cancel()
+	for i := len(x.toRemove) - 1; i >= 0 && ctx.Err() == nil; i-- {
+		x.host.Remove(ctx, x.toRemove[i])
 	}
 }
 

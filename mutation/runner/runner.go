@@ -340,6 +340,9 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 		}
 	}
 	if exit == exitLeftBehind {
+		if mu.Valid && mu.Clean {
+			return false, nil, rss, fmt.Errorf("the run left resources behind (exit 4) against a valid server: %s", out.Last())
+		}
 		// Every check passed; the mutant kept what the clean-up asked it to
 		// delete. The verdict is the checks': a pass.
 		exit = 0

@@ -286,17 +286,24 @@ func TestReadReportRefusesBadReports(t *testing.T) {
 
 // TestDefaultSetRunsTheHostileServers: without Mutants the runner runs
 // mutation.List() and the hostile servers, each bounded (its area only, no
-// explore phase, a deadline).
+// explore phase but in the explore area, a deadline, the default
+// --max-memory).
 func TestDefaultSetRunsTheHostileServers(t *testing.T) {
 	var cfg Config
 	cfg.defaults()
 	hostile := 0
 	for _, m := range cfg.Mutants {
-		if m.Hostile {
-			hostile++
-			if args := strings.Join(hostileArgs(m, "j.xml"), " "); !strings.Contains(args, "--label-filter "+m.Area) || !strings.Contains(args, "--explore 0") || !strings.Contains(args, "--deadline") {
-				t.Errorf("%s runs with %s, want its area, no explore phase and a deadline", m.Name, args)
-			}
+		if !m.Hostile {
+			continue
+		}
+		hostile++
+		explore := "--explore 0"
+		if m.Area == "explore" {
+			explore = fmt.Sprintf("--explore %d", hostileExplore)
+		}
+		args := strings.Join(hostileArgs(m, "j.xml"), " ")
+		if !strings.Contains(args, "--label-filter "+m.Area) || !strings.Contains(args, explore) || !strings.Contains(args, "--deadline") || !strings.Contains(args, "--max-memory 512") {
+			t.Errorf("%s runs with %s, want its area, %s, a deadline and --max-memory 512", m.Name, args, explore)
 		}
 	}
 	if want := len(mutation.Hostile()); want == 0 || hostile != want {

@@ -72,6 +72,14 @@ type Config struct {
 	// MaxCalls ends the run after that many calls (0: no bound): a kept
 	// Sequence replayed.
 	MaxCalls int
+	// Until ends the run between two calls once it has passed (zero: no
+	// end but ctx's). Unlike ctx's deadline it never cuts a call in
+	// flight, so what the call made is known and the clean-up deletes it.
+	Until time.Time
+	// Cleanup bounds the deletion of what the run made, which runs on a
+	// context of its own once the run's has ended (0: a minute, or twice
+	// MaxWait if longer).
+	Cleanup time.Duration
 	// After, when set, sees every exchange after the model judged it (a
 	// test's second model).
 	After func(step int, c refmodel.Call, a refmodel.Answer)
@@ -155,6 +163,10 @@ func (d *driver) stopped() bool {
 	}
 	if err := d.ctx.Err(); err != nil {
 		d.run.Stopped = "its time was up (" + err.Error() + ")"
+		return true
+	}
+	if !d.cfg.Until.IsZero() && !time.Now().Before(d.cfg.Until) {
+		d.run.Stopped = "its time was up"
 		return true
 	}
 	return false

@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -65,12 +66,27 @@ func (d *driver) drive() {
 }
 
 // cleanup deletes what the run made and is still there, children first:
-// running evaluations are awaited (a running one cannot be deleted).
+// running evaluations are awaited (a running one cannot be deleted). It
+// runs on a context of its own, bounded by Config.Cleanup: the run's may
+// be over (its time was up), what it made must still go.
 func (d *driver) cleanup() {
-	d.run.Stopped = "" // a replay's bound does not keep its resources
-	limit := d.cfg.MaxCalls
-	d.cfg.MaxCalls = 0
-	defer func() { d.cfg.MaxCalls = limit }()
+	stopped, runCtx := d.run.Stopped, d.ctx
+	d.run.Stopped = "" // a replay's bound, or the run's time, does not keep its resources
+	limit, until := d.cfg.MaxCalls, d.cfg.Until
+	d.cfg.MaxCalls, d.cfg.Until = 0, time.Time{}
+	within := d.cfg.Cleanup
+	if within <= 0 {
+		within = max(time.Minute, 2*d.cfg.MaxWait)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(runCtx), within)
+	d.ctx = ctx
+	defer func() {
+		cancel()
+		d.cfg.MaxCalls, d.cfg.Until, d.ctx = limit, until, runCtx
+		if stopped != "" {
+			d.run.Stopped = stopped // why the run ended early, not its clean-up
+		}
+	}()
 	for _, k := range d.keys() {
 		var running []string
 		for _, r := range d.m.Resources(k) {
