@@ -112,7 +112,11 @@ func (m *Model) write(x *expectation, r *record) {
 			v, ok = dig(x.body, reqField)
 		}
 		if ok {
-			r.stored[st.field] = fact{value: v, basis: st.basis, by: x.op.id}
+			b := st.basis
+			if x.multi[reqField] {
+				b = b.weaker(basis{decision: "D-08"}) // read from the first of its parts
+			}
+			r.stored[st.field] = fact{value: v, basis: b, by: x.op.id}
 		}
 	}
 	// A query parameter named like a field of the record writes it when the

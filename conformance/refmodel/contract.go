@@ -48,6 +48,8 @@ type kind struct {
 	unique map[string]*mark
 	// colls are the collections a record holds ("messages", "files").
 	colls []string
+	// numeric: its ids are integers (its identity field's type).
+	numeric bool
 }
 
 // refField is a field of a record that names another resource.
@@ -264,6 +266,9 @@ func (c *catalog) describe(k *kind) {
 	if k.record == nil {
 		return
 	}
+	if f := k.identityField(); f != "" && k.record.props[f].typ == "integer" {
+		k.numeric = true
+	}
 	colls := map[string]bool{}
 	for _, name := range k.record.names {
 		p := k.record.props[name]
@@ -351,6 +356,25 @@ func (op *operation) codeBasis(codes ...int) basis {
 	}
 	return b
 }
+
+// canonical is the id a server reads id as when it spells a real one
+// another way (D-20): a number without its leading zeros, a UUID in lower
+// case; id itself otherwise.
+func (k *kind) canonical(id string) string {
+	if k.numeric {
+		t := strings.TrimLeft(id, "0")
+		if t != id && t != "" && strings.Trim(t, "0123456789") == "" {
+			return t
+		}
+		return id
+	}
+	if uuidForm.MatchString(id) {
+		return strings.ToLower(id)
+	}
+	return id
+}
+
+var uuidForm = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // keeps is what remembering a value the server chose rests on: the
 // decision the kind's identity mark names (D-34).

@@ -123,7 +123,10 @@ func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		body, ctype = bytes.NewReader(b), "application/json"
+		body = bytes.NewReader(b)
+		if ctype == "" {
+			ctype = "application/json"
+		}
 	}
 	u := h.url + path
 	if len(c.Query) > 0 {

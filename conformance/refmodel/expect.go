@@ -84,6 +84,9 @@ type expectation struct {
 	refs map[string]*record
 	// body is the JSON body as the server reads it (Raw decoded).
 	body any
+	// multi are the form fields the call sent in several parts that are
+	// read from their first (D-08).
+	multi map[string]bool
 }
 
 // Expect says what a call may meet: whether it may succeed, and why it
@@ -120,6 +123,7 @@ func (m *Model) expect(c Call) *expectation {
 		return x
 	}
 	x.acct = m.accts[c.Key]
+	m.parts(x)
 	m.validity(x)
 	m.references(x)
 	m.states(x)
@@ -158,6 +162,7 @@ func (m *Model) validity(x *expectation) {
 			return
 		}
 		x.body = v
+		x.call.Body = v // the fields the request writes, as the server reads them
 	}
 	valid := c
 	valid.Body, valid.Raw = x.body, nil
@@ -175,6 +180,18 @@ func (m *Model) validity(x *expectation) {
 	}
 	if size > maxPlainBody {
 		x.may("its body is large and the reference shows no limit", []int{413}, op.codeBasis(413), "request")
+	}
+	if c.Form != nil {
+		for _, name := range sortedKeys(c.Form.Fields) {
+			ps := propSchema(op.body, name)
+			if ps == nil {
+				continue
+			}
+			sp, ok, err := spec.SplitOf(ps)
+			if ok && err == nil && len(splitList(c.Form.Fields[name], sp.Separators)) > sp.MaxItems {
+				x.may(fmt.Sprintf("%s holds more than %d items (x-split)", name, sp.MaxItems), []int{422}, basis{decision: "D-28"}, "request")
+			}
+		}
 	}
 	for _, field := range blankFields(x) {
 		x.may(field+" is blank: a server may trim it to nothing", []int{400, 422}, op.codeBasis(400, 422), "request")
@@ -254,6 +271,13 @@ func field(query bool, name string) string {
 // an empty list (the reference says nothing of it).
 func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *record {
 	r := x.acct.find(k, id)
+	aliased := false
+	if c := k.canonical(id); r == nil && c != id {
+		// An id that spells a real one another way (D-20): the server may
+		// read it as that resource, or refuse it.
+		id, aliased = c, true
+		r = x.acct.find(k, id)
+	}
 	refuse := func(why string, b basis) {
 		if query {
 			x.may(why, []int{404}, b, "gone")
@@ -264,6 +288,9 @@ func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *
 	name := strings.TrimSuffix(k.param, "_id")
 	switch {
 	case r != nil && r.gone == live:
+		if aliased {
+			x.may(fmt.Sprintf("%s spells %s %s another way", where, name, id), []int{404}, basis{decision: "D-20"}, "gone")
+		}
 		if p := m.orphaned(x.acct, r); p != nil {
 			x.may(fmt.Sprintf("%s names a %s whose %s's delete went unanswered", where, name, strings.TrimSuffix(p.kind.param, "_id")), []int{404}, basis{clause: "4"}, "gone")
 		}
@@ -313,4 +340,44 @@ func (m *Model) wholeKind(a *account, k *kind) bool {
 		}
 	}
 	return true
+}
+
+// parts reads a form whose fields come in several parts as a server does
+// (D-08): a list field's parts (an x-split text, an array) are joined, any
+// other field is read from its first part.
+func (m *Model) parts(x *expectation) {
+	f := x.call.Form
+	if f == nil || x.op.body == nil {
+		return
+	}
+	var out map[string][]string
+	for name, vs := range f.Fields {
+		if len(vs) < 2 {
+			continue
+		}
+		if out == nil {
+			out = make(map[string][]string, len(f.Fields))
+			for k, v := range f.Fields {
+				out[k] = v
+			}
+		}
+		s := propSchema(x.op.body, name)
+		_, split := s.Extensions["x-split"]
+		switch {
+		case s != nil && split:
+			out[name] = []string{strings.Join(vs, "\n")}
+		case s != nil && s.Type != nil && s.Type.Is("array"):
+		default:
+			out[name] = vs[:1]
+			if x.multi == nil {
+				x.multi = map[string]bool{}
+			}
+			x.multi[name] = true
+		}
+	}
+	if out != nil {
+		form := *f
+		form.Fields = out
+		x.call.Form = &form
+	}
 }
