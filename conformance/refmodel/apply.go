@@ -72,6 +72,9 @@ func (m *Model) create(j *judging, data any) *record {
 	if k.scope != "" {
 		if p, ok := x.call.field(k.scope); ok {
 			r.parent = idString(p)
+			if pk := m.cat.byParam[k.scope]; pk != nil {
+				r.parent = pk.canonical(r.parent)
+			}
 		}
 	}
 	m.write(x, r)
@@ -211,7 +214,11 @@ func refersTo(r *record, f, id string) bool {
 	if r.kind.scope == f && r.parent != "" {
 		return r.parent == id
 	}
-	return idString(r.stored[f].value) == id
+	v := idString(r.stored[f].value)
+	if ref, ok := r.kind.refs[f]; ok {
+		v = ref.kind.canonical(v) // sent with leading zeros (D-20)
+	}
+	return v == id
 }
 
 // touch marks every record that refers to r as possibly changed: what the

@@ -90,6 +90,10 @@ type operation struct {
 	// decided is the basis of the operation's own x-decision, when decided
 	// (D-07 on the dataset delete: what a delete does is ours).
 	decided basis
+	// negotiate is the 200 answer's media types in its x-negotiate order
+	// (D-04), nil when it has one.
+	negotiate      []string
+	negotiateBasis basis
 }
 
 // fieldEffect is an x-refuse rule and the request field it stands on ("" the
@@ -105,13 +109,15 @@ type catalog struct {
 	byParam map[string]*kind
 	ops     map[string]*operation
 	list    []*operation
+	// faults is the order of the request's faults (x-fault-order, D-48).
+	faults faultOrder
 }
 
 var itemPath = regexp.MustCompile(`^(.*)/\{([A-Za-z_]+)\}$`)
 
 // newCatalog reads doc, the contract as written.
 func newCatalog(doc *openapi3.T) *catalog {
-	c := &catalog{byParam: map[string]*kind{}, ops: map[string]*operation{}}
+	c := &catalog{byParam: map[string]*kind{}, ops: map[string]*operation{}, faults: readFaultOrder(doc)}
 	comp := newCompiler(doc)
 	paths := doc.Paths.Map()
 	for p := range paths {
@@ -192,6 +198,12 @@ func (c *catalog) add(comp *compiler, path, method string, item *openapi3.PathIt
 			continue
 		}
 		x.statuses = append(x.statuses, n)
+		if n := r.Value.Extensions["x-negotiate"]; n != nil && code == "200" {
+			m, _ := n.(map[string]any)
+			x.negotiate = stringList(m["order"])
+			row, _ := m["decision"].(string)
+			x.negotiateBasis = basis{decision: row}
+		}
 		x.codes[n] = basis{clause: "7"}
 		if d, ok := r.Value.Extensions["x-decision"].(map[string]any); ok && d["class"] == "decided" {
 			row, _ := d["row"].(string)

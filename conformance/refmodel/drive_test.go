@@ -20,6 +20,7 @@ import (
 	"contractkit/conformance/refmodel"
 	"contractkit/conformance/refmodel/drive"
 	"contractkit/fixtures"
+	"contractkit/judge"
 	"contractkit/mockserver"
 	"contractkit/mockserver/lifecycle"
 	"contractkit/spec"
@@ -96,6 +97,14 @@ func run(t testing.TB, srv server, seed uint64, n int, after ...func(int, refmod
 	if len(after) > 0 {
 		cfg.After = after[0]
 	}
+	return drive.Drive(context.Background(), newSender(t, srv), cfg)
+}
+
+// runUntil drives a server like run, without random steps, and ends at the
+// first finding enough accepts (what it made is left: the server is the
+// test's).
+func runUntil(t testing.TB, srv server, enough func(judge.Finding) bool) *drive.Run {
+	cfg := drive.Config{Seed: 1, Clock: srv.clock, Train: trainFor, Eval: evalFor, UploadLimit: uploadLimit, Enough: enough, Keep: true}
 	return drive.Drive(context.Background(), newSender(t, srv), cfg)
 }
 

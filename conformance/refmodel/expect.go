@@ -3,8 +3,11 @@ package refmodel
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"sort"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/judge"
 	"contractkit/spec"
@@ -62,6 +65,11 @@ type reason struct {
 	basis     basis // what the refusal rests on
 	codeBasis basis // what its exact codes rest on
 	rule      string
+	// fault is the fault of the request the refusal answers (x-fault-order,
+	// D-48): "request" refusals say which; the others follow from rule.
+	fault string
+	// reads: an x-refuse rule that reads the resources (a conflict).
+	reads bool
 	// state is the x-effect entry and the record whose state refuses it.
 	state  *effect
 	record *record
@@ -137,6 +145,28 @@ func (m *Model) expect(c Call) *expectation {
 
 func (x *expectation) add(r reason) { x.reasons = append(x.reasons, r) }
 
+// last is the reason added last.
+func (x *expectation) last() *reason { return &x.reasons[len(x.reasons)-1] }
+
+// mediaOf is the media type a call's body is sent as: its Content-Type
+// without parameters, lower-cased; a JSON body's or a form's own type when
+// the call names none.
+func mediaOf(c Call) string {
+	switch {
+	case c.ContentType != "":
+		mt, _, err := mime.ParseMediaType(c.ContentType)
+		if err != nil {
+			return strings.ToLower(strings.TrimSpace(c.ContentType))
+		}
+		return mt
+	case c.Form != nil:
+		return "multipart/form-data"
+	case c.Body != nil:
+		return "application/json"
+	}
+	return ""
+}
+
 func (x *expectation) must(why string, codes []int, b, cb basis, rule string) {
 	x.add(reason{Refusal: Refusal{Why: why, Codes: codes, Must: true, Class: b.class()}, basis: b, codeBasis: cb, rule: rule})
 }
@@ -155,24 +185,36 @@ const maxPlainBody = 64 << 10
 // decided bound) may be.
 func (m *Model) validity(x *expectation) {
 	c, op := x.call, x.op
+	media := mediaOf(c)
 	if c.Raw != nil && op.media == "application/json" {
 		var v any
-		if err := json.Unmarshal(c.Raw, &v); err != nil {
+		switch err := json.Unmarshal(c.Raw, &v); {
+		case err == nil:
+			x.body = v
+			x.call.Body = v // the fields the request writes, as the server reads them
+		case media == "" || media == op.media:
 			x.must("the body is not JSON", []int{400, 422}, basis{clause: "1"}, op.codeBasis(400, 422), "request")
+			x.last().fault = faultSyntax
 			return
 		}
-		x.body = v
-		x.call.Body = v // the fields the request writes, as the server reads them
 	}
 	valid := c
-	valid.Body, valid.Raw = x.body, nil
+	var cut int
+	valid.Body, cut = shrunk(x.body, op.body)
+	valid.Raw = nil
 	r, err := valid.request(op)
 	if err != nil {
 		return
 	}
-	size := r.ContentLength
+	size := r.ContentLength + int64(cut)
 	if ok, errs := m.declared.Request(op.id).Validate(r); !ok {
 		x.must("it breaks the declared request schema: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, basis{clause: "4"}, op.codeBasis(400, 413, 422), "request")
+		switch {
+		case op.media != "" && (c.Raw != nil || c.Body != nil || c.Form != nil) && media != op.media:
+			x.last().fault = faultMedia
+		case c.Raw != nil && op.media == "multipart/form-data":
+			x.last().fault = faultSyntax
+		}
 	} else if r2, err := valid.request(op); err == nil {
 		if ok, errs := m.strict.Request(op.id).Validate(r2); !ok {
 			x.may("it breaks a decided bound: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, op.codeBasis(400, 413, 422), "request")
@@ -180,6 +222,7 @@ func (m *Model) validity(x *expectation) {
 	}
 	if size > maxPlainBody {
 		x.may("its body is large and the reference shows no limit", []int{413}, op.codeBasis(413), "request")
+		x.last().fault = faultSize
 	}
 	if c.Form != nil {
 		for _, name := range sortedKeys(c.Form.Fields) {
@@ -380,4 +423,33 @@ func (m *Model) parts(x *expectation) {
 		form.Fields = out
 		x.call.Form = &form
 	}
+}
+
+// shrunk is a JSON body as the validators see it: a huge text in a field
+// the schema does not name (a body padded past its bound) cut short, the
+// same in what the schema says of it (the declared view takes any such
+// field, the contract as written none) and far cheaper to validate. The
+// body's size is judged apart.
+func shrunk(body any, s *openapi3.Schema) (any, int) {
+	b, ok := body.(map[string]any)
+	if !ok || s == nil {
+		return body, 0
+	}
+	cut := 0
+	var out map[string]any
+	for k, v := range b {
+		if t, isText := v.(string); isText && len(t) > maxPlainBody && s.Properties[k] == nil {
+			if out == nil {
+				out = make(map[string]any, len(b))
+				for k2, v2 := range b {
+					out[k2] = v2
+				}
+			}
+			out[k], cut = t[:64], cut+len(t)-64
+		}
+	}
+	if out == nil {
+		return body, 0
+	}
+	return out, cut
 }

@@ -196,6 +196,20 @@ func ruleState(c *cell) {
 		return
 	}
 	poss := c.j.m.possible(r, c.name)
+	if !mach.known(s) {
+		// A state the machine does not name is reported, never adopted:
+		// the model keeps what it knew (a value outside the reference's
+		// enum breaks the reference).
+		b := basis{decision: c.s.decision}
+		if c.s.seedMark {
+			b = c.mk.onSeed()
+		}
+		if b.clause == "" && b.decision == "" {
+			b = basis{decision: mach.decision}
+		}
+		c.find("state:unknown", "one of "+setOf(mach.states()...).String(), s, b)
+		return
+	}
 	switch {
 	case r.fresh && !contains(mach.initial, s) && mach.known(s):
 		b := basis{decision: mach.decision}
@@ -345,6 +359,10 @@ func ruleRef(c *cell) {
 		poss := c.j.m.possible(t, field)
 		if ok && poss != nil && !poss[s] && k.machines[field].known(s) {
 			c.find("ref", "one of "+poss.String()+" (the "+via+"'s own)", s, c.mk.onDecision())
+		}
+		if ok && !k.machines[field].known(s) {
+			c.find("ref", "one of "+setOf(k.machines[field].states()...).String()+" (a state of the "+via+")", s, c.mk.onDecision())
+			return // never adopted
 		}
 		if ok && t.gone == live {
 			t.states[field] = setOf(s)

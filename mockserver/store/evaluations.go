@@ -282,10 +282,8 @@ func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	defer a.store.touch()
-	e, err := a.evaluation(id)
-	if err != nil {
-		return EvaluationView{}, err
-	}
+	// What the request alone shows is judged before the evaluation is
+	// looked up (D-48: a rule of the request before an unknown id).
 	chosen := samples
 	if len(selected) > 0 {
 		chosen = nil
@@ -296,6 +294,10 @@ func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string)
 			}
 			chosen = append(chosen, samples[i])
 		}
+	}
+	e, err := a.evaluation(id)
+	if err != nil {
+		return EvaluationView{}, err
 	}
 	now := a.now()
 	if err := a.start(e, now, 0); err != nil {

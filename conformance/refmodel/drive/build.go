@@ -19,7 +19,9 @@ import (
 type shape struct {
 	// body: the call carries a body even where the body is optional (a
 	// rename by query); all: every optional field is given; bare: only the
-	// required ones.
+	// required ones, aimed at resources in a state the reference itself
+	// allows the call in (a ready model: what the call may carry is then
+	// the reference's alone).
 	body, all, bare bool
 }
 
@@ -34,7 +36,7 @@ func (g *gen) build(op *inputs.Op, sh shape) (refmodel.Call, bool) {
 		if f.In != "path" {
 			continue
 		}
-		r, ok := g.aim(op, f)
+		r, ok := g.aim(op, f, sh.bare)
 		if !ok {
 			return c, false
 		}
@@ -66,7 +68,7 @@ func (g *gen) build(op *inputs.Op, sh shape) (refmodel.Call, bool) {
 		if f.In == "path" || !given(f) && !g.wanted(op, f) {
 			continue
 		}
-		r, ok := g.aim(op, f)
+		r, ok := g.aim(op, f, sh.bare)
 		if !ok {
 			if f.Required {
 				return c, false
@@ -189,7 +191,7 @@ func (g *gen) setID(op *inputs.Op, c *refmodel.Call, f *inputs.Field, id string)
 // where the call changes it, in a state op's x-effect allows (most often
 // one its effect is allowed in), of the parent another field names where
 // an x-refuse same-parent rule asks it.
-func (g *gen) aim(op *inputs.Op, f *inputs.Field) (refmodel.Resource, bool) {
+func (g *gen) aim(op *inputs.Op, f *inputs.Field, allowed bool) (refmodel.Resource, bool) {
 	ok := live
 	if changes(op, f) {
 		ok = g.mine(ok)
@@ -201,7 +203,7 @@ func (g *gen) aim(op *inputs.Op, f *inputs.Field) (refmodel.Resource, bool) {
 		refused := e.RefusedIn
 		base := ok
 		ok = func(r refmodel.Resource) bool { return base(r) && !meets(r, e.State, refused) }
-		if len(e.AllowedIn) > 0 && !g.chance(3) {
+		if len(e.AllowedIn) > 0 && (allowed || !g.chance(3)) {
 			if r, found := g.pick(f.Kind.Param, g.key, func(r refmodel.Resource) bool { return base(r) && within(r, e.State, e.AllowedIn) }); found {
 				return r, true
 			}

@@ -82,6 +82,10 @@ type Config struct {
 	// After, when set, sees every exchange after the model judged it (a
 	// test's second model).
 	After func(step int, c refmodel.Call, a refmodel.Answer)
+	// Enough, when set, ends the run at the first finding that counts it
+	// returns true for (a proof that a broken server is caught needs no
+	// more calls).
+	Enough func(judge.Finding) bool
 }
 
 // Step is one call and what came of it.
@@ -156,7 +160,7 @@ func Drive(ctx context.Context, send Sender, cfg Config) *Run {
 		run: &Run{Seed: cfg.Seed, Cover: map[string]map[int]int{}, Toured: map[string]map[string]int{}, Reached: map[string]int{}, Why: map[string]string{}}}
 	d.run.Dims = d.cat.Derive()
 	d.g = &gen{r: rand.New(rand.NewPCG(cfg.Seed, 0x6d6f64656c)), m: d.m, cat: d.cat, uploadLimit: cfg.UploadLimit,
-		protected: map[string]bool{}, first: map[string]refmodel.Call{}}
+		protected: map[string]bool{}, first: map[string]refmodel.Call{}, frozen: cfg.Clock != nil}
 	d.drive()
 	return d.run
 }
@@ -220,6 +224,9 @@ func (d *driver) judge(c refmodel.Call, a refmodel.Answer) refmodel.Answer {
 	d.run.Cover[c.Op][a.Status]++
 	for _, f := range v.Findings {
 		d.run.Found = append(d.run.Found, Found{Step: step, Finding: f, Replay: -1})
+		if d.cfg.Enough != nil && d.cfg.Enough(f) && d.run.Stopped == "" {
+			d.run.Stopped = "it found what it was asked to"
+		}
 	}
 	switch {
 	case len(v.Timing) == 0:

@@ -229,7 +229,13 @@ func (g *gen) conflict(op *inputs.Op, c *refmodel.Call) bool {
 		if f == nil {
 			continue
 		}
+		// Known to be in a refusing state; against a real server, where the
+		// clock may have moved it, one that may still be (the model replays
+		// what holds only if nothing moved).
 		ok := func(r refmodel.Resource) bool { return !r.Gone && within(r, e.State, e.RefusedIn) }
+		if !g.frozen {
+			ok = func(r refmodel.Resource) bool { return !r.Gone && meets(r, e.State, e.RefusedIn) }
+		}
 		if changes(op, f) {
 			ok = g.mine(ok)
 		}

@@ -34,6 +34,8 @@ type gen struct {
 	// first is each operation's first call the server answered with a
 	// success: the values a minimal call reuses.
 	first map[string]refmodel.Call
+	// frozen: the server's clock moves only when the driver moves it.
+	frozen bool
 }
 
 func (g *gen) chance(n int) bool { return g.r.IntN(n) == 0 }

@@ -60,7 +60,7 @@ func (d *driver) tourMachine(k *inputs.Kind) {
 	n := 1 + len(changing)
 	if clockFromStart(m) {
 		train := d.cfg.Train
-		later := nonInitial(m)
+		later := clockTargets(m)
 		for _, stage := range []struct {
 			by   time.Duration
 			want []string
@@ -305,9 +305,17 @@ func clockFromStart(m *inputs.Machine) bool {
 	return false
 }
 
-// nonInitial are the states a resource reaches after its initial ones.
-func nonInitial(m *inputs.Machine) []string {
-	return slices.DeleteFunc(slices.Clone(m.States), func(s string) bool { return slices.Contains(m.Initial, s) })
+// clockTargets are the states the clock moves a resource to.
+func clockTargets(m *inputs.Machine) []string {
+	var out []string
+	for _, s := range m.States {
+		for _, to := range m.Clock {
+			if slices.Contains(to, s) && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // terminal are the states the clock moves out of no more.
