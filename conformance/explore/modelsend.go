@@ -122,7 +122,7 @@ func (s modelSender) logged(x *exchange.Exchange) {
 // joined is an event stream as a client joins it (D-03): the pieces of
 // its token and delta chunks, the fields of its done chunk.
 func joined(st *judge.Stream) *refmodel.Stream {
-	out := &refmodel.Stream{Complete: st.Done}
+	out := &refmodel.Stream{Complete: st.Done, NotJSON: st.NotJSON}
 	var text strings.Builder
 	for _, c := range st.Chunks {
 		chunk, _ := c.(map[string]any) // numbers as json.Number, as the model reads them

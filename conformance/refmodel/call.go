@@ -75,6 +75,9 @@ type Stream struct {
 	Done map[string]any
 	// Complete: the stream ended with [DONE].
 	Complete bool
+	// NotJSON are the data of its events before [DONE] that are not one
+	// JSON value (a chunk whose text broke its escaping).
+	NotJSON []string
 }
 
 // Verdict is what the model makes of one answer.

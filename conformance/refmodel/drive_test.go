@@ -204,6 +204,7 @@ func readStream(r io.Reader) *refmodel.Stream {
 		dec.UseNumber()
 		var chunk map[string]any
 		if dec.Decode(&chunk) != nil {
+			s.NotJSON = append(s.NotJSON, line)
 			continue
 		}
 		switch chunk["type"] {

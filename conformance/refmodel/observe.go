@@ -77,6 +77,9 @@ func (j *judging) success() {
 	body, isJSON := object(j.a.Body)
 	j.negotiated(isJSON)
 	if j.a.Cut || (!isJSON && j.a.Stream == nil) {
+		if !j.a.Cut && j.a.Stream == nil && x.op.success != nil {
+			j.find("body", "json", "a JSON object (the envelope)", "an answer that is not one", basis{clause: "1"})
+		}
 		j.m.apply(j, nil)
 		return
 	}
