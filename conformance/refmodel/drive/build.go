@@ -65,7 +65,7 @@ func (g *gen) build(op *inputs.Op, sh shape) (refmodel.Call, bool) {
 		}
 	}
 	for _, f := range op.IDs {
-		if f.In == "path" || !given(f) && !g.wanted(op, f) {
+		if f.In == "path" || !given(f) && (sh.bare || !g.wanted(op, f)) {
 			continue
 		}
 		r, ok := g.aim(op, f, sh.bare)

@@ -160,7 +160,7 @@ func Drive(ctx context.Context, send Sender, cfg Config) *Run {
 		run: &Run{Seed: cfg.Seed, Cover: map[string]map[int]int{}, Toured: map[string]map[string]int{}, Reached: map[string]int{}, Why: map[string]string{}}}
 	d.run.Dims = d.cat.Derive()
 	d.g = &gen{r: rand.New(rand.NewPCG(cfg.Seed, 0x6d6f64656c)), m: d.m, cat: d.cat, uploadLimit: cfg.UploadLimit,
-		protected: map[string]bool{}, first: map[string]refmodel.Call{}, frozen: cfg.Clock != nil}
+		protected: map[string]bool{}, kept: map[string]bool{}, first: map[string]refmodel.Call{}, frozen: cfg.Clock != nil}
 	d.drive()
 	return d.run
 }

@@ -26,6 +26,10 @@ type gen struct {
 	// ("model_id/3"): a call that changes or deletes a resource never aims
 	// at one (reads and references may).
 	protected map[string]bool
+	// kept are the run's resources its later passes read from and never
+	// change or delete ("model_id/15"): the trained models of the tour and
+	// their datasets, whose answers quote the files they hold.
+	kept map[string]bool
 	// uploadLimit is the multipart size the server refuses past (0:
 	// unknown, no upload too large is sent).
 	uploadLimit int
@@ -78,9 +82,12 @@ func (g *gen) pick(kind string, key refmodel.Key, ok func(refmodel.Resource) boo
 	return pool[g.r.IntN(len(pool))], true
 }
 
-// mine narrows ok to the resources the run made (not protected).
+// mine narrows ok to the resources the run made (not protected) that it
+// may change (not kept).
 func (g *gen) mine(ok func(refmodel.Resource) bool) func(refmodel.Resource) bool {
-	return func(r refmodel.Resource) bool { return !g.protected[r.Kind+"/"+r.ID] && (ok == nil || ok(r)) }
+	return func(r refmodel.Resource) bool {
+		return !g.protected[r.Kind+"/"+r.ID] && !g.kept[r.Kind+"/"+r.ID] && (ok == nil || ok(r))
+	}
 }
 
 func live(r refmodel.Resource) bool { return !r.Gone }

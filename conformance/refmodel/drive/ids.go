@@ -102,24 +102,22 @@ func (g *gen) untaken(kind string, base func() (refmodel.Resource, bool), spelt 
 			}
 		}
 	}
+	// The run's newest resources first: the ids a client has just been
+	// given, the longest ones.
+	first, ok := base()
 	var pool []refmodel.Resource
-	for _, r := range g.m.Resources(g.key) {
-		if r.Kind == kind && !r.Gone && !taken[spelt(r.ID)] {
+	for _, r := range slices.Backward(g.m.Resources(g.key)) {
+		if r.Kind == kind && !r.Gone && !taken[spelt(r.ID)] && !g.protected[r.Kind+"/"+r.ID] {
 			pool = append(pool, r)
 		}
 	}
-	if len(pool) > 0 {
-		first, ok := base()
-		if ok && slices.ContainsFunc(pool, func(r refmodel.Resource) bool { return r.ID == first.ID }) {
-			return first, true
-		}
-		for _, r := range pool {
-			if !g.protected[r.Kind+"/"+r.ID] {
-				return r, true
-			}
-		}
+	switch {
+	case len(pool) > 0 && ok && slices.ContainsFunc(pool, func(r refmodel.Resource) bool { return r.ID == first.ID }) && g.chance(2):
+		return first, true
+	case len(pool) > 0:
+		return pool[g.turn("untaken:"+kind)%min(len(pool), 3)], true
 	}
-	return base()
+	return first, ok
 }
 
 // otherKindID is the id of a live resource of another kind that no

@@ -227,6 +227,7 @@ func (d *driver) aimed(op *inputs.Op, k *inputs.Kind, id string) (refmodel.Call,
 			continue
 		}
 		g.setID(op, &c, f, id)
+		g.unsetParent(op, &c, f)
 		for _, rule := range op.Rules {
 			if rule.Rule == "same-parent" && rule.Field == f.Name && r.Parent != "" {
 				if pf := op.Field("body:" + str(rule.Params["field"])); pf != nil {
@@ -350,6 +351,9 @@ func (d *driver) dataModel(items bool) *refmodel.Resource {
 			id := d.make(k, nil, &r)
 			d.advance(d.cfg.Train, k.Param, []string{id}, terminal(k.Machine)...)
 			if m, ok := d.resource(k, id); ok {
+				// Later passes read from it (evaluations, answers quoting its
+				// files): none may delete or change it, or its dataset.
+				d.g.kept[src.Param+"/"+ds], d.g.kept[k.Param+"/"+id] = true, true
 				return &m
 			}
 			return nil
