@@ -125,7 +125,9 @@ type StreamFilter struct {
 // List returns every mutant and valid variant, sorted by name: the
 // entries the suite must fail or pass. The hostile servers are apart
 // (Hostile).
-func List() []Mutant { return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude)) }
+func List() []Mutant {
+	return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude, inputMutants, inputVariants, inputLatitude))
+}
 
 // Hostile returns the hostile servers, sorted by name. The runner runs
 // them after List by default, judged by their own expectation (exit 1,
@@ -136,7 +138,7 @@ func Hostile() []Mutant { return sorted(slices.Clone(hostiles)) }
 // Catalog returns every entry --break serves, hostile ones included,
 // sorted by name (mockserver --list-mutants).
 func Catalog() []Mutant {
-	return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude, hostiles))
+	return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude, inputMutants, inputVariants, inputLatitude, hostiles))
 }
 
 func sorted(out []Mutant) []Mutant {
