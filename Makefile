@@ -7,15 +7,25 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: model-proof explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile mutation build clean
+.PHONY: npm npm-test api-types model-proof explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-run: ## start the mock server on ADDR (default 127.0.0.1:8080)
-	go run ./cmd/mockserver --addr $(ADDR)
+# Playwright workers open their own accounts with keys test-0, test-1, ...
+# (README, "Accounts on demand"); OPEN_KEYS= turns it off.
+OPEN_KEYS ?= test-*
+run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OPEN_KEYS (default test-*) opening their own accounts
+	go run ./cmd/mockserver --addr $(ADDR) --open-keys '$(OPEN_KEYS)'
 
-test: vet lint-spec types go-test model-proof fuzz-short soak-short selftest explore-short check-clauses mutation browser-test ## everything CI runs
+# make test runs two lanes at once (scripts/test-lanes.sh): the Go work
+# that keeps both cores busy, and the work that mostly waits (Chromium, npm,
+# the suite's own pauses against a mock). Each lane keeps its order and
+# stops at its first failure; the binaries are built once, before both.
+TEST_GO_LANE := vet go-test model-proof fuzz-short mutation
+TEST_WAIT_LANE := lint-spec types check-clauses soak-short selftest explore-short browser-test npm-test
+test: build $(NODE_STAMP) ## everything CI runs, in two lanes at once (TEST_GO_LANE, TEST_WAIT_LANE; each target's time below)
+	bash scripts/test-lanes.sh "go=$(TEST_GO_LANE)" "wait=$(TEST_WAIT_LANE)"
 
 vet: ## gofmt, go vet and check-lines
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -36,7 +46,7 @@ $(NODE_STAMP): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund
 	@touch $@
 
-tools: $(NODE_STAMP) ## install the pinned Node tools (Spectral, openapi-typescript, TypeScript)
+tools: $(NODE_STAMP) ## install the pinned Node tools (Spectral, Redocly, openapi-typescript, TypeScript 5.9, openapi-fetch, Playwright, swagger-ui-dist)
 
 # Redocly (spec/redocly.yaml): recommended-strict, every example validated
 # against its schema. Any problem it prints, error or warning, fails the
@@ -50,15 +60,32 @@ lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas) and R
 
 # Fields with a default stay optional to send (openapi-typescript would
 # make them required): the README gives frontend teams this same command.
+# The result ships in the npm package and is committed (API_TYPES): a team
+# never runs the generator, and make types fails when the file is stale.
 TYPES_ARGS := spec/openapi.yaml --default-non-nullable false
-types: $(NODE_STAMP) ## generate TypeScript types with openapi-typescript and compile a client against them
+API_TYPES := npm/mock/types/api.d.ts
+TSC_FLAGS := --noEmit --strict --target es2022
+api-types: $(NODE_STAMP) ## regenerate npm/mock/types/api.d.ts (the shipped types) from spec/openapi.yaml
+	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o $(API_TYPES)
+
+types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract, and clients compiled through them (openapi-fetch, satisfies)
 	@grep -qF 'openapi-typescript $(TYPES_ARGS) -o' README.md || { echo "types: README.md does not give the command make types runs (openapi-typescript $(TYPES_ARGS) -o ...)"; exit 1; }
+	@grep -qF 'typescript@5.9' README.md || { echo "types: README.md's generation command must name the TypeScript it needs (typescript@5.9: TypeScript 7 breaks openapi-typescript 7.13)"; exit 1; }
 	mkdir -p build
 	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o build/api.d.ts
-	$(NODE_BIN)/tsc --noEmit --strict --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
+	@bad=$$(grep -E '@description' build/api.d.ts | sed 's/Contract notes:.*//' | grep -E '§|seed|\bD-[0-9]{2}\b|x-[a-z]+' || true); \
+	if [ -n "$$bad" ]; then echo "types: a generated comment opens with the contract's notes, not plain words (spec/notes.go):"; echo "$$bad"; exit 1; fi
+	@diff -u $(API_TYPES) build/api.d.ts > build/api.d.ts.diff || { head -n 40 build/api.d.ts.diff; echo "types: $(API_TYPES) is stale against spec/openapi.yaml: run make api-types and commit it"; exit 1; }
+	$(NODE_BIN)/tsc $(TSC_FLAGS) --module nodenext --moduleResolution nodenext npm/mock/types/index.d.ts npm/mock/lib/index.d.ts
+	$(NODE_BIN)/tsc $(TSC_FLAGS) --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
-go-test: ## unit and integration tests with the race detector
+# The conformance package's tests that run the suite in a child process
+# skip themselves under -race and run in the second pass, without it: the
+# race detector triples a child run's time and adds nothing to its verdict
+# (conformance/main_test.go, childRuns).
+go-test: ## unit and integration tests with the race detector, then the suite's child-process runs without it
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
+	go test -count=1 $(GO_TEST_FLAGS) ./conformance/
 
 # The reference model's proofs: each mutant only it kills is killed, each
 # variant where it has latitude is passed. Without -race: 44 driven runs of
@@ -66,18 +93,33 @@ go-test: ## unit and integration tests with the race detector
 model-proof: ## the reference model against every mutant only it kills, every valid variant and lost answers (~30 s)
 	go test -count=1 -run 'TestModel(Kills|Passes|Reaches|Names)|TestLostAnswers' ./conformance/refmodel/
 
-# Fuzz targets as package:Target. A crasher the fuzzer finds is written to
-# the package's testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
-FUZZ_TARGETS := ./mockserver:FuzzRequests ./mockserver:FuzzCheckJSON ./mockserver:FuzzMultipartCreate ./judge:FuzzReadStream ./fixtures:FuzzDecodeSet ./recording:FuzzObserve ./bound:FuzzEventBound
+# Fuzz targets as package:Target:BUDGET, BUDGET what fuzz-short gives each:
+# a number of executions, not a duration. With a duration, Go's fuzzing
+# coordinator (go1.26) can report the end of its own -fuzztime as a failure,
+# "context deadline exceeded" with no failing input, when the machine is
+# loaded (golang/go#75804: the deadline wakes it before its workers'
+# context is cancelled); a count has no deadline. A count also does the
+# same work on any machine: at 5 s each under load, FuzzObserve spent its
+# whole time starting its workers and never fuzzed. How long each runs in
+# fuzz-short (start-up, the seed corpus, then the executions; measured in
+# two runs on 2 shared cores at a load average of 17 to 20, less on an
+# idle machine):
+#   FuzzRequests 3000x 7-9 s, FuzzCheckJSON 10000x 5 s,
+#   FuzzMultipartCreate 3000x 6-10 s, FuzzReadStream 10000x 6-7 s,
+#   FuzzDecodeSet 30000x 1-2 s, FuzzObserve 3000x 14-17 s,
+#   FuzzEventBound 30000x 5-6 s: 45-55 s in all, plus building.
+# Each package is built once for all its targets (scripts/fuzz.sh). A
+# crasher the fuzzer finds is written to the package's
+# testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
+FUZZ_TARGETS := ./mockserver:FuzzRequests:3000x ./mockserver:FuzzCheckJSON:10000x ./mockserver:FuzzMultipartCreate:3000x \
+	./judge:FuzzReadStream:10000x ./fixtures:FuzzDecodeSet:30000x ./recording:FuzzObserve:3000x \
+	./bound:FuzzEventBound:30000x
 FUZZTIME ?= 30s
-fuzz: ## run every fuzz target for FUZZTIME each (default 30s): make fuzz FUZZTIME=5m
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
-		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
-	done
+fuzz: ## run every fuzz target for FUZZTIME each (default 30s; a count such as 100000x has no end-of-run flake): make fuzz FUZZTIME=5m
+	bash scripts/fuzz.sh $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))):$(word 2,$(subst :, ,$(t))):$(FUZZTIME))
 
-fuzz-short: ## every fuzz target for 5s (part of make test)
-	$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+fuzz-short: ## every fuzz target for its budget of executions, under a minute of fuzzing in all (part of make test)
+	bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 DURATION ?= 2m
 soak: ## drive streams, leavers, uploads, evaluations and resets for DURATION on 127.0.0.1, then check goroutines, RSS, no 5xx
@@ -138,7 +180,17 @@ docs-assets: $(NODE_STAMP) ## copy Swagger UI (swagger-ui-dist, pinned in tools/
 browser-test: build $(NODE_STAMP) ## drive the console, docs and a cross-origin app in headless Chromium (browser/)
 	bash browser/run.sh
 
-build: ## build both binaries into bin/
+# The npm packages (npm/): the main one and one per platform, the binary
+# cross-compiled with cgo off, -trimpath and stripped, as tarballs in build/npm.
+npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one per platform (Go and npm; no network)
+	node npm/pack.cjs --platforms all --out build/npm
+
+# This machine's package only, its binary linked from make build's compiled
+# packages, installed into an empty folder with no Go on the PATH.
+npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is, run the mock through npx, the README's Playwright recipe, the /admin types against real answers
+	node --test --test-reporter=spec npm/package.test.cjs
+
+build: ## build the binaries into bin/ (contractkit, mockserver, conformance, mutation, loadtest)
 	go build -o bin/ ./cmd/...
 
 clean:

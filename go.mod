@@ -12,6 +12,8 @@ require (
 	github.com/pb33f/libopenapi v0.38.6
 	github.com/pb33f/libopenapi-validator v0.14.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/text v0.38.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (
@@ -36,7 +38,5 @@ require (
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
-	golang.org/x/text v0.38.0 // indirect
 	golang.org/x/tools v0.45.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -303,6 +303,34 @@ for (const vp of [{ name: '1366x900', width: 1366, height: 900 }, { name: '390px
   });
 }
 
+// Each operation opens with what it does and what a client gets, in plain
+// words; the contract's notes (seed sections, decisions, marks) are folded
+// below them.
+test('/docs: an operation opens with plain words, its contract notes folded', async () => {
+  const page = await browser.context.newPage();
+  await shot(page, 'docs-operation-notes', async () => {
+    await page.goto(MOCK_URL + '/docs');
+    const op = page.locator('#operations-models-createModel');
+    await op.locator('.opblock-summary').first().click();
+    const desc = op.locator('.opblock-description-wrapper').first();
+    await desc.waitFor({ timeout: 20000 });
+    const shown = await desc.evaluate((n) => n.innerText); // folded parts are not rendered
+    assert.match(shown.trim(), /^Creates a model from one of your datasets/, 'the operation opens with ' + JSON.stringify(shown.slice(0, 80)));
+    assert.match(shown, /You get the new model in data/);
+    for (const jargon of ['seed §', 'D-21', 'x-lenient', 'Declared body']) {
+      assert.ok(!shown.includes(jargon), 'the opening shows ' + JSON.stringify(jargon) + ': ' + shown.slice(0, 300));
+    }
+    const notes = desc.locator('details');
+    assert.equal(await notes.count(), 1, 'the notes are one folded part');
+    assert.equal(await notes.evaluate((d) => d.open), false, 'folded at first');
+    await notes.locator('summary').click();
+    const all = await notes.evaluate((d) => d.innerText);
+    assert.match(all, /x-lenient/, 'the notes are the contract\'s own, unfolded on demand');
+    assert.match(all, /seed §4\.1/);
+  });
+  await page.close();
+});
+
 test('the docs page renders the contract under its CSP, and /openapi.yaml shows as text', async () => {
   const page = await browser.context.newPage();
   const csp = [];

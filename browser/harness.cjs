@@ -63,4 +63,89 @@ async function waitText(page, selector, re, timeout) {
   }, [selector, re.source, re.flags], { timeout: timeout || 15000 });
 }
 
-module.exports = { MOCK_URL, MOCK_API_KEY, launch, shot, text, waitText };
+// The app the README's Playwright tests drive: its model page
+// (/models/ID) reads one model from the mock with the app's own key and
+// shows its name, or the service's error message. It loads its data twice,
+// one call after the other, as React's StrictMode does in development: the
+// page shows the second answer, and counts its loads in data-loads.
+const modelPage = (mock, key) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Model</title></head><body><main id="model">loading</main>
+<script>
+(async () => {
+  const id = location.pathname.split('/').pop();
+  const out = document.getElementById('model');
+  const load = async () => {
+    const resp = await fetch(${JSON.stringify(mock)} + '/api/v1/user/model/' + encodeURIComponent(id), { headers: { Authorization: 'Bearer ' + ${JSON.stringify(key)} } });
+    const body = await resp.json();
+    out.textContent = resp.ok ? body.data.name + ' (' + body.data.status + ')' : body.message;
+    out.dataset.loads = String(Number(out.dataset.loads || 0) + 1);
+  };
+  await load();
+  await load();
+})();
+</script></body></html>`;
+
+// startModelApp serves the model page on a port of its own (another
+// origin than the mock's); the page calls the mock with key. It resolves
+// to { url, close }.
+async function startModelApp(key) {
+  const http = require('node:http');
+  const app = http.createServer((req, res) => {
+    if (!/^\/models\/[0-9]+$/.test(req.url)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(modelPage(MOCK_URL, key));
+  });
+  await new Promise((ok) => app.listen(0, '127.0.0.1', ok));
+  return { url: 'http://127.0.0.1:' + app.address().port, close: () => new Promise((ok) => app.close(ok)) };
+}
+
+// APP_KEY is the key the app page sends: no key of the mock, so a call
+// reaches an account only when the test's fixture gives it the worker's key.
+const APP_KEY = 'the-app-s-own-key';
+
+// runPlaywright runs @playwright/test's CLI in dir with args and env added,
+// asynchronously (the app page is served by this very process); it
+// resolves to { code, out }.
+async function runPlaywright(dir, args, env, timeoutMs) {
+  const { spawn } = require('node:child_process');
+  const cli = path.join(__dirname, '..', 'tools', 'node_modules', '@playwright', 'test', 'cli.js');
+  const child = spawn(process.execPath, [cli, 'test', ...args], {
+    cwd: dir, env: { ...process.env, CI: '1', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1', ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (b) => { out += b; });
+  child.stderr.on('data', (b) => { out += b; });
+  const timer = setTimeout(() => child.kill(), timeoutMs || 180000);
+  const code = await new Promise((ok) => child.on('close', ok));
+  clearTimeout(timer);
+  return { code, out };
+}
+
+// readmeBlock is the fenced code between <!-- NAME:start --> and
+// <!-- NAME:end --> in README.md.
+function readmeBlock(name) {
+  const md = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const m = md.match(new RegExp('<!-- ' + name + ':start -->\\s*```(?:js|ts)\\n([\\s\\S]*?)```\\s*<!-- ' + name + ':end -->'));
+  if (!m) throw new Error('README.md has no code between <!-- ' + name + ':start --> and <!-- ' + name + ':end -->');
+  return m[1];
+}
+
+// playwrightProject writes a project for @playwright/test into a new
+// directory: the README's fixture as mock.ts, the given spec files, a
+// config that names Debian's Chromium. It returns the directory.
+function playwrightProject(specs, config) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contractkit-e2e-'));
+  fs.symlinkSync(path.join(__dirname, '..', 'tools', 'node_modules'), path.join(dir, 'node_modules')); // @playwright/test
+  fs.writeFileSync(path.join(dir, 'mock.ts'), readmeBlock('e2e-fixture'));
+  for (const [name, text] of Object.entries(specs)) fs.writeFileSync(path.join(dir, name), text);
+  fs.writeFileSync(path.join(dir, 'playwright.config.mjs'), `export default {
+  testDir: '.', timeout: 60000, reporter: 'list', ${config || 'workers: 1'},
+  use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(process.env.CHROMIUM || '/usr/bin/chromium')}, args: ${JSON.stringify(ARGS)} } },
+};
+`);
+  return dir;
+}
+
+module.exports = { MOCK_URL, MOCK_API_KEY, APP_KEY, launch, shot, text, waitText, startModelApp, runPlaywright, readmeBlock, playwrightProject };

@@ -85,6 +85,10 @@ func (e *env) check(behaviour string, c Class, body func(ctx SpecContext), decor
 	e.reg.registered(behaviour, labels)
 	args := append([]any{c.Labels(), Offset(1)}, decorators...)
 	args = append(args, func(ctx SpecContext) {
+		// Registered first, so it runs last: what the check read and did
+		// not judge itself is judged when everything else is done.
+		DeferCleanup(e.sweep)
+		e.basis = basis{clauses: c.Clauses}
 		if c.Decision == "" {
 			body(ctx)
 			return

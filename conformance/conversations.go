@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -34,10 +36,10 @@ func (e *env) conversationSpecs() {
 			e.check("MUST create a conversation from {model_id, title} and answer {status: success, data: Conversation} bound to the model",
 				declared("4.2.2", "2.4", "1.1"), func(ctx SpecContext) {
 					data := e.expectSuccess(created.x)
-					e.expectThat(created.x, created.id != "", "$.data.id: missing")
-					e.expectThat(created.x, data.Get("id").IsString(), "$.data.id: %s, want a string (seed §2.4)", data.Get("id"))
-					e.expectThat(created.x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
-					e.expectThat(created.x, data.Get("title").Str() == title, "$.data.title: %s, want %q", data.Get("title"), title)
+					e.want(created.x, created.id != "", "/data/id", "an id", "none")
+					e.want(created.x, data.Get("id").IsString(), "/data/id", "a string (seed §2.4)", data.Get("id"))
+					e.want(created.x, data.Get("model_id").ID() == model, "/data/model_id", model, data.Get("model_id"))
+					e.want(created.x, data.Get("title").Str() == title, "/data/title", strconv.Quote(title), data.Get("title"))
 				})
 
 			e.check("MUST list the conversation among the model's conversations",
@@ -45,7 +47,7 @@ func (e *env) conversationSpecs() {
 					e.need(created, "conversation")
 					x := e.do(ctx, listConversations(model, nil))
 					ids := judge.IDs(e.expectSuccess(x).Items())
-					e.expectThat(x, slices.Contains(ids, created.id), "conversation %s is not listed (ids %v)", created.id, ids)
+					e.want(x, slices.Contains(ids, created.id), "/data", "conversation "+created.id+" listed", fmt.Sprintf("ids %v", ids))
 				})
 
 			e.check("MUST rename the conversation with PATCH {title}",
@@ -55,8 +57,8 @@ func (e *env) conversationSpecs() {
 					x := e.do(ctx, client.Request{Method: http.MethodPatch, Path: at(pathConversations, created.id),
 						JSON: map[string]any{"title": renamed}})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("title").Str() == renamed, "$.data.title: %s, want %q", data.Get("title"), renamed)
-					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
+					e.want(x, data.Get("title").Str() == renamed, "/data/title", strconv.Quote(renamed), data.Get("title"))
+					e.want(x, data.Get("id").ID() == created.id, "/data/id", created.id, data.Get("id"))
 				})
 
 			e.check("MUST keep a query and its answer in the conversation an inference continues (messages user then assistant, D-11)",
@@ -71,7 +73,7 @@ func (e *env) conversationSpecs() {
 					for _, m := range msgs {
 						contents = append(contents, m.Get("content").Str())
 					}
-					e.expectThat(x, slices.Contains(contents, question.Question), "no message holds the query %q (contents %s)", question.Question, quoteList(contents))
+					e.want(x, slices.Contains(contents, question.Question), "/data", "a message holding the query "+strconv.Quote(question.Question), "contents "+quoteList(contents))
 					e.decided("D-11", func() {
 						var roles []string
 						for _, m := range msgs {
@@ -79,7 +81,7 @@ func (e *env) conversationSpecs() {
 						}
 						ok := len(msgs) == 2 && roles[0] == "user" && roles[1] == "assistant" &&
 							msgs[0].Get("content").Str() == question.Question && msgs[1].Get("content").Str() != ""
-						e.expectThat(x, ok, "messages: roles %s, want [\"user\" (the query), \"assistant\" (a non-empty answer)]", quoteList(roles))
+						e.want(x, ok, "/data", `roles ["user" (the query), "assistant" (a non-empty answer)]`, "roles "+quoteList(roles))
 					})
 				})
 
@@ -88,15 +90,16 @@ func (e *env) conversationSpecs() {
 					e.need(created, "conversation")
 					x := e.do(ctx, listConversations(model, nil))
 					var conv judge.J
-					for _, c := range e.expectSuccess(x).Items() {
+					at := "-"
+					for i, c := range e.expectSuccess(x).Items() {
 						if c.Get("id").ID() == created.id {
-							conv = c
+							conv, at = c, strconv.Itoa(i)
 						}
 					}
 					n, _ := conv.Get("total_messages").Int()
-					e.expectThat(x, n == 2, "total_messages: %s, want 2", conv.Get("total_messages"))
-					e.expectThat(x, conv.Get("message").Str() != "", "message: %s, want the latest message", conv.Get("message"))
-					e.expectThat(x, conv.Get("message_timestamp").Exists(), "message_timestamp: null, want the latest message's time")
+					e.want(x, n == 2, judge.Pointer("data", at, "total_messages"), "2", conv.Get("total_messages"))
+					e.want(x, conv.Get("message").Str() != "", judge.Pointer("data", at, "message"), "the latest message", conv.Get("message"))
+					e.want(x, conv.Get("message_timestamp").Exists(), judge.Pointer("data", at, "message_timestamp"), "the latest message's time", "null")
 				})
 
 			e.deletionSpecs(deletion{
@@ -116,7 +119,7 @@ func (e *env) conversationSpecs() {
 					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathConversations,
 						JSON: map[string]any{"model_id": jsonInt(e.readyModel(ctx))}}, pathConversations)
 					data := e.expectSuccess(c.x)
-					e.expectThat(c.x, data.Get("title").Value() == "", "$.data.title: %s, want \"\" (the default)", data.Get("title"))
+					e.want(c.x, data.Get("title").Value() == "", "/data/title", `"" (the default)`, data.Get("title"))
 				}, needsModel)
 
 			e.check("MUST refuse to list conversations without model_id with the error envelope (422)",
@@ -145,7 +148,7 @@ func (e *env) conversationSpecs() {
 					title := e.name("renamed")
 					x := e.do(ctx, client.Request{Method: http.MethodPatch, Path: at(pathConversations, c.id), Query: url.Values{"title": {title}}})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("title").Str() == title, "$.data.title: %s, want %q", data.Get("title"), title)
+					e.want(x, data.Get("title").Str() == title, "/data/title", strconv.Quote(title), data.Get("title"))
 				}, needsModel)
 
 			e.check("SHOULD page the list with limit and offset, newest first",
@@ -159,10 +162,10 @@ func (e *env) conversationSpecs() {
 					}
 					x := e.do(ctx, listConversations(model, url.Values{"limit": {"1"}}))
 					page := judge.IDs(e.expectSuccess(x).Items())
-					e.expectThat(x, len(page) == 1 && page[0] == ids[1], "limit=1: ids %v, want [%s] (the newest)", page, ids[1])
+					e.want(x, len(page) == 1 && page[0] == ids[1], "/data", fmt.Sprintf("limit=1: ids [%s] (the newest)", ids[1]), fmt.Sprintf("ids %v", page))
 					x = e.do(ctx, listConversations(model, url.Values{"limit": {"1"}, "offset": {"1"}}))
 					page = judge.IDs(e.expectSuccess(x).Items())
-					e.expectThat(x, len(page) == 1 && page[0] == ids[0], "limit=1&offset=1: ids %v, want [%s]", page, ids[0])
+					e.want(x, len(page) == 1 && page[0] == ids[0], "/data", fmt.Sprintf("limit=1&offset=1: ids [%s]", ids[0]), fmt.Sprintf("ids %v", page))
 				}, needsModel)
 		})
 	})

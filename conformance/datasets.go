@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 
 	"contractkit/conformance/client"
 	"contractkit/exchange"
@@ -32,10 +33,10 @@ func (e *env) datasetSpecs() {
 			e.check("MUST create a dataset from a multipart form with dataset_name and files parts and answer {status: success, data: Dataset}",
 				declared("4.3.3", "2.6", "1.1", "1.3"), func(ctx SpecContext) {
 					data := e.expectSuccess(created.x)
-					e.expectThat(created.x, created.id != "", "$.data.id: missing")
-					e.expectThat(created.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					e.want(created.x, created.id != "", "/data/id", "an id", "none")
+					e.want(created.x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
 					if n, ok := data.Get("file_count").Int(); ok {
-						e.expectThat(created.x, n == 2, "$.data.file_count: %d, want 2 (two files uploaded)", n)
+						e.want(created.x, n == 2, "/data/file_count", "2 (two files uploaded)", n)
 					}
 				})
 
@@ -44,8 +45,8 @@ func (e *env) datasetSpecs() {
 					e.need(created, "dataset")
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
-					e.expectThat(x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					e.want(x, data.Get("id").ID() == created.id, "/data/id", created.id, data.Get("id"))
+					e.want(x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
 				})
 
 			e.check("MUST list the dataset",
@@ -53,7 +54,7 @@ func (e *env) datasetSpecs() {
 					e.need(created, "dataset")
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathDatasets})
 					ids := judge.IDs(e.expectSuccess(x).Items())
-					e.expectThat(x, slices.Contains(ids, created.id), "dataset %s is not listed (ids %v)", created.id, ids)
+					e.want(x, slices.Contains(ids, created.id), "/data", "dataset "+created.id+" listed", fmt.Sprintf("ids %v", ids))
 				})
 
 			e.check("MUST add files to the dataset (multipart dataset_id and files) and count them in the upload result",
@@ -63,23 +64,23 @@ func (e *env) datasetSpecs() {
 					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: pathUpload, Form: &exchange.Form{
 						Fields: []exchange.FormField{{Name: "dataset_id", Value: created.id}}, Files: files}})
 					data := e.expectSuccess(x)
-					var p []string
+					var p judge.Findings
 					if got := data.Get("dataset_id").ID(); got != created.id {
-						p = append(p, fmt.Sprintf("$.data.dataset_id: %s, want %s", data.Get("dataset_id"), created.id))
+						p = append(p, finding("/data/dataset_id", created.id, data.Get("dataset_id")))
 					}
 					if n, _ := data.Get("files_uploaded").Int(); n != int64(len(files)) {
-						p = append(p, fmt.Sprintf("$.data.files_uploaded: %s, want %d (every file sent is readable)", data.Get("files_uploaded"), len(files)))
+						p = append(p, finding("/data/files_uploaded", fmt.Sprintf("%d (every file sent is readable)", len(files)), data.Get("files_uploaded")))
 					}
 					if n, _ := data.Get("files_failed").Int(); n != 0 {
-						p = append(p, fmt.Sprintf("$.data.files_failed: %s, want 0", data.Get("files_failed")))
+						p = append(p, finding("/data/files_failed", "0", data.Get("files_failed")))
 					}
 					if f := data.Get("failed_files"); f.Exists() && len(f.Items()) != 0 {
-						p = append(p, fmt.Sprintf("$.data.failed_files: %s, want none", f))
+						p = append(p, finding("/data/failed_files", "none", f))
 					}
 					if ok, isBool := data.Get("success").Bool(); isBool && !ok {
-						p = append(p, "$.data.success: false, want true")
+						p = append(p, finding("/data/success", "true", "false"))
 					}
-					e.expectNone(x, "the upload result does not account for the files", p)
+					e.expect(x, "the upload result does not account for the files", p)
 				})
 
 			e.check("MUST account for every file part of an upload, as uploaded or as failed; files that cannot be read are failed (D-16)",
@@ -91,12 +92,13 @@ func (e *env) datasetSpecs() {
 						Files:  []exchange.FormFile{good, fixtureFile("bad/empty.txt"), fixtureFile("bad/binary.bin")},
 					}})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("dataset_id").ID() == created.id, "$.data.dataset_id: %s, want %s", data.Get("dataset_id"), created.id)
+					e.want(x, data.Get("dataset_id").ID() == created.id, "/data/dataset_id", created.id, data.Get("dataset_id"))
 					up, _ := data.Get("files_uploaded").Int()
 					down, _ := data.Get("files_failed").Int()
-					e.expectThat(x, up+down == 3, "files_uploaded %s + files_failed %s = %d, want the 3 files sent", data.Get("files_uploaded"), data.Get("files_failed"), up+down)
+					e.want(x, up+down == 3, "/data/files_uploaded", "files_uploaded + files_failed = the 3 files sent",
+						fmt.Sprintf("%s + %s = %d", data.Get("files_uploaded"), data.Get("files_failed"), up+down))
 					e.decided("D-16", func() {
-						var p []string
+						var p judge.Findings
 						uploaded, _ := data.Get("files_uploaded").Int()
 						failed, _ := data.Get("files_failed").Int()
 						size, _ := data.Get("total_size").Int()
@@ -106,21 +108,21 @@ func (e *env) datasetSpecs() {
 							names = append(names, f.Str())
 						}
 						if uploaded != 1 {
-							p = append(p, fmt.Sprintf("$.data.files_uploaded: %s, want 1 (pricing.json)", data.Get("files_uploaded")))
+							p = append(p, finding("/data/files_uploaded", "1 (pricing.json)", data.Get("files_uploaded")))
 						}
 						if failed != 2 {
-							p = append(p, fmt.Sprintf("$.data.files_failed: %s, want 2 (empty.txt, binary.bin)", data.Get("files_failed")))
+							p = append(p, finding("/data/files_failed", "2 (empty.txt, binary.bin)", data.Get("files_failed")))
 						}
 						if !slices.Contains(names, "empty.txt") || !slices.Contains(names, "binary.bin") {
-							p = append(p, fmt.Sprintf("$.data.failed_files: %s, want empty.txt and binary.bin", quoteList(names)))
+							p = append(p, finding("/data/failed_files", "empty.txt and binary.bin", quoteList(names)))
 						}
 						if size != int64(len(good.Content)) {
-							p = append(p, fmt.Sprintf("$.data.total_size: %s, want %d (the bytes of pricing.json)", data.Get("total_size"), len(good.Content)))
+							p = append(p, finding("/data/total_size", fmt.Sprintf("%d (the bytes of pricing.json)", len(good.Content)), data.Get("total_size")))
 						}
 						if !ok {
-							p = append(p, fmt.Sprintf("$.data.success: %s, want true (a file was added)", data.Get("success")))
+							p = append(p, finding("/data/success", "true (a file was added)", data.Get("success")))
 						}
-						e.expectNone(x, "the upload result's accounting differs", p)
+						e.expect(x, "the upload result's accounting differs", p)
 					})
 				})
 
@@ -129,7 +131,7 @@ func (e *env) datasetSpecs() {
 					e.need(created, "dataset")
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, created.id)})
 					n, ok := e.expectSuccess(x).Get("file_count").Int()
-					e.expectThat(x, ok && n == 5, "$.data.file_count: %v, want 5 (two created with, two and one added)", n)
+					e.want(x, ok && n == 5, "/data/file_count", "5 (two created with, two and one added)", n)
 				})
 
 			e.deletionSpecs(deletion{
@@ -153,7 +155,7 @@ func (e *env) datasetSpecs() {
 					e.need(c, "dataset")
 					x := e.do(ctx, client.Request{Method: http.MethodDelete, Path: at(pathDatasets, c.id), Query: url.Values{"permanent": {"true"}}})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("permanent").Value() == true, "$.data.permanent: %s, want true", data.Get("permanent"))
+					e.want(x, data.Get("permanent").Value() == true, "/data/permanent", "true", data.Get("permanent"))
 					e.expectError(e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathDatasets, c.id)}),
 						refusal{statuses: []int{http.StatusNotFound}})
 				})
@@ -199,8 +201,8 @@ func (e *env) datasetSpecs() {
 					for _, f := range data.Get("failed_files").Items() {
 						failed = append(failed, f.Str())
 					}
-					e.expectThat(c.x, n == 1 && slices.Contains(failed, "malformed.json"),
-						"$.data.file_count %d, $.data.failed_files %s: want release-notes.txt kept and malformed.json named", n, quoteList(failed))
+					e.want(c.x, n == 1 && slices.Contains(failed, "malformed.json"), "/data", "release-notes.txt kept (file_count 1) and malformed.json named in failed_files",
+						fmt.Sprintf("file_count %d, failed_files %s", n, quoteList(failed)))
 				})
 
 			e.check("MUST refuse an upload without files with the error envelope (422)",

@@ -93,7 +93,7 @@ func (e *env) deletionSpecs(d deletion) {
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if dc.status200 {
-			e.expectFindings(x, "the delete did not answer HTTP 200", judge.Status(x, http.StatusOK))
+			e.expect(x, "the delete did not answer HTTP 200", judge.Status(x, http.StatusOK))
 		}
 		if d.more != nil {
 			d.more(x, data)
@@ -150,6 +150,6 @@ func (e *env) notListed(id string, scope func() map[string]string) func(SpecCont
 		}
 		x := e.do(ctx, e.sampleRequest(op, ids))
 		listed := judge.IDs(judge.Records(e.expectSuccess(x)))
-		e.expectThat(x, !slices.Contains(listed, deleted), "deleted %s %s is still listed", r.Word(), deleted)
+		e.want(x, !slices.Contains(listed, deleted), "/data", "deleted "+r.Word()+" "+deleted+" not listed", "listed")
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"contractkit/report"
 )
 
 // The head start (early.go): what the selected checks wait for longest is
@@ -145,15 +145,17 @@ func TestWaitingAreasGoLast(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitPass, out)
 	}
-	var reports []types.Report
-	readJSON(t, file, &reports)
+	r, err := report.ReadJSON(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rank := func(area string) int { return slices.Index([]string{"Evaluations", areaModels, "Explore"}, area) + 1 }
 	last, lastArea := 0, ""
-	for _, sr := range reports[0].SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt {
+	for _, c := range r.Checks {
+		if c.State == report.NotSelected {
 			continue
 		}
-		area := areaOf(sr)
+		area := c.Path[0]
 		if r := rank(area); r < last {
 			t.Errorf("%s ran after %s", area, lastArea)
 		} else if r > last {

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
+	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -42,19 +42,19 @@ func (e *env) evaluationSpecs() {
 			e.check("MUST report a name no evaluation has as available before the creation",
 				declared("4.5.6", "2.9", "D-19"), func(ctx SpecContext) {
 					data := e.expectSuccess(nameBefore)
-					e.expectThat(nameBefore, data.Get("available").Value() == true, "$.data.available: %s, want true", data.Get("available"))
+					e.want(nameBefore, data.Get("available").Value() == true, "/data/available", "true", data.Get("available"))
 					e.decided("D-19", func() {
-						e.expectThat(nameBefore, data.Get("valid").Value() == true, "$.data.valid: %s, want true for %q", data.Get("valid"), name)
+						e.want(nameBefore, data.Get("valid").Value() == true, "/data/valid", fmt.Sprintf("true for %q", name), data.Get("valid"))
 					})
 				})
 
 			e.check("MUST create an evaluation and answer {status: success, data: Evaluation} in state pending",
 				declared("4.5.2", "2.8", "3.1", "1.1"), func(ctx SpecContext) {
 					data := e.expectSuccess(created.x)
-					e.expectThat(created.x, created.id != "", "$.data.id: missing")
-					e.expectThat(created.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
-					e.expectThat(created.x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
-					e.expectThat(created.x, data.Get("status").Str() == "pending", "$.data.status: %s, want \"pending\" (the initial state)", data.Get("status"))
+					e.want(created.x, created.id != "", "/data/id", "an id", "none")
+					e.want(created.x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
+					e.want(created.x, data.Get("model_id").ID() == model, "/data/model_id", model, data.Get("model_id"))
+					e.want(created.x, data.Get("status").Str() == "pending", "/data/status", `"pending" (the initial state)`, data.Get("status"))
 				})
 
 			e.check("MUST report the name of an existing evaluation as not available",
@@ -62,7 +62,7 @@ func (e *env) evaluationSpecs() {
 					e.need(created, "evaluation")
 					x := e.do(ctx, checkName(name))
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("available").Value() == false, "$.data.available: %s, want false", data.Get("available"))
+					e.want(x, data.Get("available").Value() == false, "/data/available", "false", data.Get("available"))
 				})
 
 			e.check("SHOULD refuse a second evaluation with a taken name (409)",
@@ -78,8 +78,8 @@ func (e *env) evaluationSpecs() {
 					desc := "updated by " + e.prefix
 					x := e.do(ctx, client.Request{Method: http.MethodPut, Path: at(pathEvaluations, created.id), JSON: map[string]any{"description": desc}})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("description").Str() == desc, "$.data.description: %s, want %q", data.Get("description"), desc)
-					e.expectThat(x, data.Get("status").Str() == "pending", "$.data.status: %s, want \"pending\" (unchanged)", data.Get("status"))
+					e.want(x, data.Get("description").Str() == desc, "/data/description", strconv.Quote(desc), data.Get("description"))
+					e.want(x, data.Get("status").Str() == "pending", "/data/status", `"pending" (unchanged)`, data.Get("status"))
 				})
 
 			e.check("MUST return the evaluation by id",
@@ -87,7 +87,7 @@ func (e *env) evaluationSpecs() {
 					e.need(created, "evaluation")
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathEvaluations, created.id)})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
+					e.want(x, data.Get("id").ID() == created.id, "/data/id", created.id, data.Get("id"))
 				})
 
 			e.check("MUST start the evaluation and answer {status: success, data: {message, model_id}}",
@@ -96,7 +96,7 @@ func (e *env) evaluationSpecs() {
 					x := e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, created.id, "/start")})
 					started = x.Status/100 == 2
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("model_id").ID() == model, "$.data.model_id: %s, want %s", data.Get("model_id"), model)
+					e.want(x, data.Get("model_id").ID() == model, "/data/model_id", model, data.Get("model_id"))
 				})
 
 			e.check("SHOULD refuse to start a running evaluation (409)",
@@ -142,16 +142,16 @@ func (e *env) evaluationSpecs() {
 					}
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {final}, "per_page": {"100"}}})
 					ids := judge.IDs(e.expectSuccess(x).Get("evaluations").Items())
-					e.expectThat(x, slices.Contains(ids, created.id), "evaluation %s (%s) is not in ?status=%s (ids %v)", created.id, final, final, ids)
+					e.want(x, slices.Contains(ids, created.id), "/data/evaluations", fmt.Sprintf("evaluation %s (%s) listed under ?status=%s", created.id, final, final), fmt.Sprintf("ids %v", ids))
 				})
 
 			e.deletionSpecs(deletion{
 				op: "deleteEvaluation", res: &created,
 				more: func(x *exchange.Exchange, data judge.J) {
 					body, _ := judge.ParseJSON(x.Raw)
-					e.expectThat(x, data.Get("message").IsString() || body.Get("message").IsString(), "no `message` string in the body")
+					e.want(x, data.Get("message").IsString() || body.Get("message").IsString(), "/data/message", "a `message` string in the body", "none")
 					e.decided("D-02", func() {
-						e.expectThat(x, data.Get("message").IsString(), "$.data.message: %s, want a string", data.Get("message"))
+						e.want(x, data.Get("message").IsString(), "/data/message", "a string", data.Get("message"))
 					})
 				},
 				notYet: func() string {
@@ -176,17 +176,17 @@ func (e *env) evaluationSpecs() {
 					page, _ := data.Get("page").Int()
 					perPage, _ := data.Get("per_page").Int()
 					total, _ := data.Get("total").Int()
-					var p []string
+					var p judge.Findings
 					if page < 1 {
-						p = append(p, fmt.Sprintf("$.data.page: %s, want a page number from 1", data.Get("page")))
+						p = append(p, finding("/data/page", "a page number from 1", data.Get("page")))
 					}
 					if perPage < 1 || int64(len(items)) > perPage {
-						p = append(p, fmt.Sprintf("$.data.per_page: %s with %d evaluations on the page", data.Get("per_page"), len(items)))
+						p = append(p, finding("/data/per_page", fmt.Sprintf("at least 1 and the %d evaluations on the page", len(items)), data.Get("per_page")))
 					}
 					if total < int64(len(items)) || (page == 1 && total > 0 && len(items) == 0) {
-						p = append(p, fmt.Sprintf("$.data.total: %s with %d evaluations on page %d", data.Get("total"), len(items), page))
+						p = append(p, finding("/data/total", fmt.Sprintf("at least the %d evaluations on page %d", len(items), page), data.Get("total")))
 					}
-					e.expectNone(x, "the paging fields are not consistent", p)
+					e.expect(x, "the paging fields are not consistent", p)
 				})
 
 			// The four states of seed §2.8 and §3.1, as the contract lists them.
@@ -194,13 +194,13 @@ func (e *env) evaluationSpecs() {
 				e.check(fmt.Sprintf("SHOULD hold only %s evaluations in the list filtered by status=%s", status, status),
 					decidedBy("D-05", "3.1.2", "4.5.1"), func(ctx SpecContext) {
 						x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathEvaluations, Query: url.Values{"status": {status}, "per_page": {"100"}}})
-						var other []string
-						for _, ev := range e.expectSuccess(x).Get("evaluations").Items() {
+						var other judge.Findings
+						for i, ev := range e.expectSuccess(x).Get("evaluations").Items() {
 							if st := ev.Get("status").Str(); st != status {
-								other = append(other, fmt.Sprintf("%s is %q", ev.Get("id"), st))
+								other = append(other, finding(judge.Pointer("data", "evaluations", strconv.Itoa(i), "status"), strconv.Quote(status)+" (the filter)", strconv.Quote(st)))
 							}
 						}
-						e.expectThat(x, len(other) == 0, "the list filtered by %s holds %s", status, strings.Join(other, ", "))
+						e.expect(x, "the list filtered by "+status+" holds other evaluations", other)
 					})
 			}
 
@@ -217,8 +217,8 @@ func (e *env) evaluationSpecs() {
 					page, _ := data.Get("page").Int()
 					perPage, _ := data.Get("per_page").Int()
 					total, _ := data.Get("total").Int()
-					e.expectThat(x, n == 1 && page == 2 && perPage == 1 && total >= 2,
-						"page=2&per_page=1: %d evaluations, page %d, per_page %d, total %d; want 1, 2, 1, at least 2", n, page, perPage, total)
+					e.want(x, n == 1 && page == 2 && perPage == 1 && total >= 2, "/data", "page=2&per_page=1: 1 evaluation, page 2, per_page 1, total at least 2",
+						fmt.Sprintf("%d evaluations, page %d, per_page %d, total %d", n, page, perPage, total))
 				}, needsModel)
 		})
 
@@ -250,15 +250,15 @@ func (e *env) evaluationSpecs() {
 					body["type"] = "custom-suite"
 					x := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations, JSON: body}, pathEvaluations).x
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("type").Str() == "custom-suite", "$.data.type: %s, want \"custom-suite\"", data.Get("type"))
+					e.want(x, data.Get("type").Str() == "custom-suite", "/data/type", `"custom-suite"`, data.Get("type"))
 				}, needsModel)
 
 			e.check("SHOULD report a name with characters outside the naming rules as not valid",
 				decidedBy("D-19", "4.5.6", "2.9"), func(ctx SpecContext) {
 					x := e.do(ctx, checkName("bad <name> {"+e.prefix+"}"))
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("valid").Value() == false, "$.data.valid: %s, want false", data.Get("valid"))
-					e.expectThat(x, data.Get("message").Str() != "", "$.data.message: %s, want the rule that failed", data.Get("message"))
+					e.want(x, data.Get("valid").Value() == false, "/data/valid", "false", data.Get("valid"))
+					e.want(x, data.Get("message").Str() != "", "/data/message", "the rule that failed", data.Get("message"))
 				})
 
 			e.check("SHOULD refuse to filter the list by a status outside the four (422)",
@@ -274,16 +274,16 @@ func (e *env) evaluationSpecs() {
 				e.need(c, "evaluation")
 				x := e.do(ctx, client.Request{Method: http.MethodPost, Path: at(pathEvaluations, c.id, "/run-ragas"), JSON: ragasBody(fixtures.RagasSamples())})
 				data := e.expectSuccess(x)
-				e.expectThat(x, data.Get("id").ID() == c.id, "$.data.id: %s, want %s", data.Get("id"), c.id)
-				e.expectThat(x, data.Get("status").Str() == "completed", "$.data.status: %s, want \"completed\"", data.Get("status"))
-				var p []string
+				e.want(x, data.Get("id").ID() == c.id, "/data/id", c.id, data.Get("id"))
+				e.want(x, data.Get("status").Str() == "completed", "/data/status", `"completed"`, data.Get("status"))
+				var p judge.Findings
 				for _, m := range []string{"faithfulness", "answer_relevancy", "context_precision", "context_recall"} {
 					v := data.Get("results", "scores", m).Value()
 					if _, ok := v.(interface{ Float64() (float64, error) }); !ok {
-						p = append(p, fmt.Sprintf("$.data.results.scores.%s: %s, want a score", m, data.Get("results", "scores", m)))
+						p = append(p, finding(judge.Pointer("data", "results", "scores", m), "a score", data.Get("results", "scores", m)))
 					}
 				}
-				e.expectNone(x, "run-ragas stored no scores", p)
+				e.expect(x, "run-ragas stored no scores", p)
 			}, costs(spec.CostEvaluations, spec.CostEvaluationRuns), needsModel)
 
 	})

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"contractkit/conformance/client"
+	"contractkit/exchange"
+	"contractkit/judge"
 
 	. "github.com/onsi/ginkgo/v2"
 )
@@ -78,13 +80,12 @@ func (e *env) checkRunningDeleteRefused(ctx context.Context, model string) {
 			e.expectRefused(x, "D-13", http.StatusConflict)
 			after := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathEvaluations, id)})
 			data := e.expectSuccess(after)
-			e.expectThat(after, data.Get("id").ID() == id, "the evaluation is gone after the refused delete")
+			e.want(after, data.Get("id").ID() == id, "/data/id", "evaluation "+id+", kept by the refused delete", data.Get("id"))
 			return
 		}
 		after, xa := e.evaluationStatus(ctx, id)
 		if xa.Status == http.StatusOK && after == "running" {
-			e.expectNone(x, "a running evaluation was not refused", []string{fmt.Sprintf(
-				"DELETE answered %d for evaluation %s, which a GET just before (%s) and just after (%s) reported running", x.Status, id, xb.Line(), xa.Line())})
+			e.expect(x, "a running evaluation was not refused", runningNotRefused(x, id, xb, xa))
 			return
 		}
 		windows = append(windows, raceWindow{age: seen.Sub(started), gap: gap,
@@ -120,9 +121,10 @@ func (e *env) probeRunLength(ctx context.Context, model string, windows []raceWi
 	}
 	status, x := e.evaluationStatus(ctx, id)
 	if x.Status == http.StatusOK && status == "running" {
-		e.expectNone(x, "running evaluations were deleted", []string{fmt.Sprintf(
-			"%d times a DELETE succeeded on an evaluation seen running at most %s after its start; a probe evaluation is still running %s after its start, so those runs cannot have ended in between:\n    %s",
-			len(windows), latest.Round(time.Millisecond), wait.Round(time.Millisecond), strings.Join(notes, "\n    "))})
+		e.expect(x, "running evaluations were deleted", judge.Findings{finding(judge.RuleStatus,
+			"a refusal of each DELETE of a running evaluation (a probe evaluation is still running "+wait.Round(time.Millisecond).String()+" after its start, so those runs cannot have ended in between)",
+			fmt.Sprintf("%d DELETEs succeeded on evaluations seen running at most %s after their start:\n    %s",
+				len(windows), latest.Round(time.Millisecond), strings.Join(notes, "\n    ")))})
 	}
 }
 
@@ -144,8 +146,14 @@ func (e *env) checkOwnRunningDeleteRefused(ctx context.Context, id string) {
 	}
 	after, xa := e.evaluationStatus(ctx, id)
 	if xa.Status == http.StatusOK && after == "running" {
-		e.expectNone(x, "a running evaluation was not refused", []string{fmt.Sprintf(
-			"DELETE answered %d for evaluation %s, which a GET just before (%s) and just after (%s) reported running", x.Status, id, xb.Line(), xa.Line())})
+		e.expect(x, "a running evaluation was not refused", runningNotRefused(x, id, xb, xa))
 	}
 	Skip(fmt.Sprintf("the DELETE succeeded and the evaluation was then gone or ended (%s): the run may have ended in between", xa.Line()))
+}
+
+// runningNotRefused is the finding of a DELETE that succeeded on an
+// evaluation a GET just before and just after it (xb, xa) showed running.
+func runningNotRefused(x *exchange.Exchange, id string, xb, xa *exchange.Exchange) judge.Findings {
+	return judge.Findings{finding(judge.RuleStatus, "a refusal: evaluation "+id+" was running (a GET just before: "+xb.Line()+"; just after: "+xa.Line()+")",
+		fmt.Sprintf("DELETE answered %d", x.Status))}
 }

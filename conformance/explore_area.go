@@ -95,16 +95,16 @@ func (e *env) judgeProperty(found *explore.Result, p explore.Property) {
 		AddReportEntry("refused valid input", refused, ReportEntryVisibilityAlways)
 	}
 	o := found.Outcome(p.ID)
+	if u := o.Unconfirmed; u != nil {
+		AddReportEntry("unconfirmed (a replay did not reproduce it: not a failure)", u.Text, ReportEntryVisibilityAlways)
+	}
 	for _, d := range o.Differences {
-		e.decided(d.Decision, func() {
-			AddReportEntry(entryFindings, d.Findings, ReportEntryVisibilityNever)
-			e.expectNone(d.X, "explored answers differ from "+d.Decision, d.Lines)
-		})
+		AddReportEntry(entryFindings, d.Findings, ReportEntryVisibilityNever)
+		e.difference(d.X, "explored answers differ from "+d.Decision, d.Decision, d.Findings)
 	}
 	if o.Failure == nil {
 		return
 	}
-	e.culprit = o.Failure.X
 	AddReportEntry("reproduce", o.Failure.X, ReportEntryVisibilityFailureOrVerbose)
 	AddReportEntry(entryFindings, o.Failure.Findings, ReportEntryVisibilityNever)
 	msg := o.Failure.Text

@@ -3,6 +3,8 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,7 +135,8 @@ func (e *env) referenceModelSpecs(phase func() *modelPhase) {
 // findings always, decided ones under --strict (e.decided).
 func (e *env) judgeModel(p *modelPhase) {
 	AddReportEntry(entryExplore, p.line(), ReportEntryVisibilityAlways)
-	var declaredLines []string
+	var declared judge.Findings
+	var explained []string
 	var culprit *exchange.Exchange
 	for i, r := range p.runs {
 		at := func(fs []drive.Found) *exchange.Exchange {
@@ -156,18 +159,32 @@ func (e *env) judgeModel(p *modelPhase) {
 		for _, f := range r.Class(judge.Decided) {
 			byDecision[f.Finding.Decision] = append(byDecision[f.Finding.Decision], f)
 		}
-		for d, fs := range byDecision {
-			x := at(fs)
-			e.decided(d, func() { e.expectNone(x, "the model's decided predictions break", []string{r.Explain(fs)}) })
+		for _, d := range slices.Sorted(maps.Keys(byDecision)) {
+			fs := byDecision[d]
+			AddReportEntry("the model's decided predictions break ("+d+")", r.Explain(fs), ReportEntryVisibilityAlways)
+			e.difference(at(fs), "the model's decided predictions break", d, values(fs))
 		}
 		if fs := r.Class(judge.Declared); len(fs) > 0 {
-			declaredLines = append(declaredLines, r.Explain(fs))
+			declared = append(declared, values(fs)...)
+			explained = append(explained, r.Explain(fs))
 			if culprit == nil {
 				culprit = at(fs)
 			}
 		}
 	}
-	e.expectNone(culprit, "the model's declared predictions break", declaredLines)
+	if len(declared) > 0 {
+		AddReportEntry("the model's declared predictions break", strings.Join(explained, "\n"), ReportEntryVisibilityFailureOrVerbose)
+		e.fail(culprit, "the model's declared predictions break", declared)
+	}
+}
+
+// values are the findings of fs as values.
+func values(fs []drive.Found) judge.Findings {
+	out := make(judge.Findings, len(fs))
+	for i, f := range fs {
+		out[i] = f.Finding
+	}
+	return out
 }
 
 // misses renders what a run did not reach: what it could not (with the

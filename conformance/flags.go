@@ -33,7 +33,7 @@ var flagSpecs = []flagSpec{
 	{"api-key", "KEY", "CONFORMANCE_API_KEY", "an API key of the account the checks use (required)"},
 	{"api-key-2", "KEY", "CONFORMANCE_API_KEY_2", "a second account's key; enables the isolation checks"},
 	{"junit", "FILE", "CONFORMANCE_JUNIT", "write a JUnit XML report"},
-	{"json", "FILE", "CONFORMANCE_JSON", "write a Ginkgo JSON report"},
+	{"json", "FILE", "CONFORMANCE_JSON", "write a JSON report (schema contractkit/report/v1)"},
 	{"html", "FILE", "CONFORMANCE_HTML", "write an HTML report"},
 	{"coverage", "FILE", "CONFORMANCE_COVERAGE", "write the contract coverage as JSON (per operation: statuses seen and never\nseen, answer fields never observed); its total line ends every summary"},
 	{"label-filter", "EXPR", "CONFORMANCE_LABEL_FILTER", "run the checks whose labels match EXPR, in Ginkgo's syntax (auth, seed:3.1.1,\nD-13, declared, !decided, models && !decided, ...); the rate-limit checks\nrun only when EXPR names rate-limit"},

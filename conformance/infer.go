@@ -55,7 +55,7 @@ func readAnswer(ctx context.Context, cancel context.CancelFunc, c *client.Client
 		// stream with its reason; this idle limit, a second later, is only
 		// the reader's backstop.
 		s := judge.ReadStream(resp.Body, idle+time.Second, cancel)
-		c.Finish(x, s.Raw, s.Err)
+		c.FinishStream(x, s, false)
 		return x, s
 	}
 	body, err := io.ReadAll(resp.Body) // the client bounds the body (Open)

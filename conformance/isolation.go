@@ -274,7 +274,7 @@ func (e *env) judgeIsolation(ctx SpecContext, op spec.Operation, r client.Reques
 		}
 		id := ids[res.Param]
 		listed := judge.IDs(judge.Records(e.expectSuccess(x)))
-		e.expectThat(x, !slices.Contains(listed, id), "the second account's list shows %s", id)
+		e.want(x, !slices.Contains(listed, id), "/data", "the second account's list without "+id, "listed")
 	case isoCreateRefused:
 		e.expectNotFound(e.create(ctx, r, res.Collection).x)
 	case isoStreamRefused:

@@ -49,10 +49,25 @@ func childMain(raw string) int {
 	return Run(opts.Config, os.Stdout)
 }
 
+// childRuns skips a test that runs the suite in a child process when the
+// binary has the race detector: make go-test runs those tests in a pass of
+// their own without it, where a run takes a third of the time. The race
+// detector adds nothing to a child run's verdict: the suite's concurrent
+// parts (the client, the explore phase, the judge, the bounds) are tested
+// under -race in their own packages, and this package's unit tests run
+// under -race here.
+func childRuns(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("runs the suite in a child process: make go-test runs it without -race (go test -count=1 ./conformance/)")
+	}
+}
+
 // runChild runs the CLI code path with args in a child process and returns
 // its exit status and output.
 func runChild(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	childRuns(t)
 	raw, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)

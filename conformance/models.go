@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -108,24 +109,24 @@ func (e *env) modelSpecs() {
 			e.check("MUST create a model from the declared body {model_name, dataset_id (a string)} and answer {status: success, data: Model} with its id and name",
 				declared("4.1.3", "2.1", "1.1"), func(ctx SpecContext) {
 					data := e.expectSuccess(created.x)
-					e.expectThat(created.x, created.id != "", "$.data.id: missing")
-					e.expectThat(created.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					e.want(created.x, created.id != "", "/data/id", "an id", "none")
+					e.want(created.x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
 				})
 
 			e.check("MUST give a new model the seed's defaults for the fields the creation did not set",
 				declared("2.1"), func(ctx SpecContext) {
 					e.need(created, "model")
-					var p []string
+					var p judge.Findings
 					for _, d := range defaults {
 						v := created.data.Get(d.field)
 						if _, present := created.data.Path("$." + d.field); !present {
 							continue
 						}
 						if !sameJSON(v.Value(), d.value) {
-							p = append(p, fmt.Sprintf("$.data.%s: %s, want the default %s", d.field, v, judge.Of(d.value)))
+							p = append(p, finding(judge.Pointer("data", d.field), "the default "+judge.Of(d.value).String(), v))
 						}
 					}
-					e.expectNone(created.x, "a new model's fields differ from their defaults", p)
+					e.expect(created.x, "a new model's fields differ from their defaults", p)
 				})
 
 			e.check("MUST return the model by id with {status: success, data: Model}",
@@ -133,30 +134,30 @@ func (e *env) modelSpecs() {
 					e.need(created, "model")
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: at(pathModels, created.id)})
 					data := e.expectSuccess(x)
-					e.expectThat(x, data.Get("id").ID() == created.id, "$.data.id: %s, want %s", data.Get("id"), created.id)
-					e.expectThat(x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					e.want(x, data.Get("id").ID() == created.id, "/data/id", created.id, data.Get("id"))
+					e.want(x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
 				})
 
 			e.check("SHOULD become ready within --timeout: status ready, graph_status ready at 100, fine_tuning_status true, metrics, dataset_info and trained_at set",
 				decidedBy("D-12", "3.2", "2.2", "2.3"), func(ctx SpecContext) {
 					e.need(created, "model")
 					m := e.waitModelReady(ctx, created.id)
-					var p []string
-					want := func(ok bool, format string, args ...any) {
+					var p judge.Findings
+					want := func(ok bool, field, expected string) {
 						if !ok {
-							p = append(p, fmt.Sprintf(format, args...))
+							p = append(p, finding(judge.Pointer("data", field), expected, m.Get(field)))
 						}
 					}
 					progress, _ := m.Get("graph_build_progress").Int()
 					fine, _ := m.Get("fine_tuning_status").Bool()
-					want(m.Get("status").Str() == "ready", "$.data.status: %s, want \"ready\"", m.Get("status"))
-					want(m.Get("graph_status").Str() == "ready", "$.data.graph_status: %s, want \"ready\"", m.Get("graph_status"))
-					want(progress == 100, "$.data.graph_build_progress: %s, want 100", m.Get("graph_build_progress"))
-					want(fine, "$.data.fine_tuning_status: %s, want true", m.Get("fine_tuning_status"))
-					want(m.Get("metrics").Exists(), "$.data.metrics: null, want the training metrics")
-					want(m.Get("dataset_info").Exists(), "$.data.dataset_info: null, want the dataset's description")
-					want(m.Get("trained_at").Exists(), "$.data.trained_at: null, want the training time")
-					e.expectNone(nil, "model "+created.id+" is ready but differs from D-12", p)
+					want(m.Get("status").Str() == "ready", "status", `"ready"`)
+					want(m.Get("graph_status").Str() == "ready", "graph_status", `"ready"`)
+					want(progress == 100, "graph_build_progress", "100")
+					want(fine, "fine_tuning_status", "true")
+					want(m.Get("metrics").Exists(), "metrics", "the training metrics")
+					want(m.Get("dataset_info").Exists(), "dataset_info", "the dataset's description")
+					want(m.Get("trained_at").Exists(), "trained_at", "the training time")
+					e.expect(nil, "model "+created.id+" is ready but differs from D-12", p)
 				})
 
 			e.check("MUST list the model among the account's models (as data: [Model], D-01)",
@@ -165,9 +166,9 @@ func (e *env) modelSpecs() {
 					x := e.do(ctx, client.Request{Method: http.MethodGet, Path: pathModels})
 					data := e.expectSuccess(x)
 					ids := judge.IDs(judge.Records(data))
-					e.expectThat(x, slices.Contains(ids, created.id), "model %s is not in the list (ids %v)", created.id, ids)
+					e.want(x, slices.Contains(ids, created.id), "/data", "model "+created.id+" listed", fmt.Sprintf("ids %v", ids))
 					e.decided("D-01", func() {
-						e.expectThat(x, data.IsArray(), "$.data: a %s, want an array of Model", data.Kind())
+						e.want(x, data.IsArray(), "/data", "an array of Model", "a "+data.Kind())
 					})
 				})
 
@@ -212,7 +213,7 @@ func (e *env) modelSpecs() {
 					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathModels,
 						JSON: map[string]any{"name": name, "dataset": e.sharedDataset(ctx)}}, pathModels)
 					data := e.expectSuccess(c.x)
-					e.expectThat(c.x, data.Get("name").Str() == name, "$.data.name: %s, want %q", data.Get("name"), name)
+					e.want(c.x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
 				})
 
 			e.check("SHOULD accept dataset_id as an integer",

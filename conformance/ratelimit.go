@@ -98,7 +98,7 @@ func (e *env) rateLimitSpecs() {
 				needLimit()
 				v := limited.ResponseHeader.Get("Retry-After")
 				n, err := strconv.Atoi(v)
-				e.expectThat(limited, err == nil && n >= 0, "Retry-After: %q, want a number of seconds", v)
+				e.want(limited, err == nil && n >= 0, "header:Retry-After", "a number of seconds", strconv.Quote(v))
 			})
 
 		e.check("SHOULD send X-RateLimit-Limit and X-RateLimit-Remaining while limiting is on",
@@ -110,7 +110,7 @@ func (e *env) rateLimitSpecs() {
 				}
 				for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining"} {
 					_, err := strconv.Atoi(x.ResponseHeader.Get(h))
-					e.expectThat(x, err == nil, "%s: %q, want a number", h, x.ResponseHeader.Get(h))
+					e.want(x, err == nil, "header:"+h, "a number", strconv.Quote(x.ResponseHeader.Get(h)))
 				}
 			})
 	})

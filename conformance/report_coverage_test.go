@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/reporters"
-	"github.com/onsi/ginkgo/v2/types"
-
 	"contractkit/coverage"
 	"contractkit/mockserver"
 	"contractkit/report"
@@ -24,7 +21,7 @@ import (
 
 // A run's reports carry the coverage of its traffic, the inference streams
 // and the explore phase included: the summary line, the --coverage file,
-// an entry of the Ginkgo JSON report, a JUnit property and the HTML section.
+// a field of the JSON report, a JUnit property and the HTML section.
 func TestRunReportsCoverage(t *testing.T) {
 	srv, err := mockserver.New(mockserver.Config{Keys: []string{testKey}, TokenInterval: time.Millisecond,
 		TrainDuration: time.Second, EvalDuration: time.Second})
@@ -92,29 +89,15 @@ func TestRunReportsCoverage(t *testing.T) {
 		}
 	}
 
-	var suites []types.Report
-	readJSON(t, file("r.json"), &suites)
-	var fromGinkgo *coverage.Report
-	for _, sr := range suites[0].SpecReports {
-		for _, en := range sr.ReportEntries {
-			if en.Name == report.EntryCoverage && sr.LeafNodeType == types.NodeTypeAfterSuite {
-				fromGinkgo = &coverage.Report{}
-				if err := json.Unmarshal([]byte(en.Value.AsJSON), fromGinkgo); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	if fromGinkgo == nil || fromGinkgo.Line() != line {
-		t.Errorf("the JSON report's coverage entry: %+v, want the line %q", fromGinkgo, line)
-	}
-
-	raw, _ := os.ReadFile(file("j.xml"))
-	var junit reporters.JUnitTestSuites
-	if err := xml.Unmarshal(raw, &junit); err != nil {
+	r, err := report.ReadJSON(file("r.json"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := junit.TestSuites[0].Properties.WithName("contract.coverage"); got != line {
+	if r.Coverage == nil || r.Coverage.Line() != line {
+		t.Errorf("the JSON report's coverage: %+v, want the line %q", r.Coverage, line)
+	}
+
+	if got := junitProperty(t, file("j.xml"), "contract.coverage"); got != line {
 		t.Errorf("JUnit contract.coverage %q, want %q", got, line)
 	}
 
@@ -140,6 +123,31 @@ func readJSON(t *testing.T, path string, v any) {
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// junitProperty is the value of the run's JUnit property name ("" when
+// the report has none).
+func junitProperty(t *testing.T, path, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"testsuite>properties>property"`
+	}
+	if err := xml.Unmarshal(raw, &junit); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for _, p := range junit.Properties {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
 }
 
 // seenCount is how often the operations answered status, documented or not.

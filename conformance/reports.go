@@ -1,34 +1,42 @@
 package conformance
 
 import (
-	. "github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
 
+	"contractkit/conformance/budget"
+	"contractkit/conformance/client"
 	"contractkit/coverage"
 	"contractkit/report"
 )
 
-// What a run hands the report writers (package report): the run's info and
-// options, the summary's account of the run, and the contract coverage of
-// its traffic — the total line in the summary, a JUnit property, the HTML
-// section, an entry of the Ginkgo JSON report (on the AfterSuite node)
-// and, with --coverage, a JSON file of its own.
+// What a run hands the report writers (package report): Ginkgo's report
+// converted (ginkgoreport.go), with what the suite knows beyond it — the
+// target and the run's info, the contract coverage of its traffic, what it
+// spent and left behind, its 429 repeats within the client's bounds, the
+// explore phase's account and the clean-up's leaks.
 
 func newRunInfo(cfg Config) report.RunInfo { return report.NewRunInfo(cfg.flagLine()) }
 
 // reportOptions are the report writers' options for a run of c.
 func (c Config) reportOptions() report.Options {
-	return report.Options{BaseURL: c.BaseURL, Key: c.APIKey, Key2: c.APIKey2, Strict: c.Strict, Info: newRunInfo(c),
-		JSON: c.JSON, JUnit: c.JUnit, HTML: c.HTML, Coverage: c.Coverage}
+	return report.Options{Key: c.APIKey, Key2: c.APIKey2, JSON: c.JSON, JUnit: c.JUnit, HTML: c.HTML, Coverage: c.Coverage}
 }
 
-// summaryRun is what the summary says of the run beyond its checks.
-func (e *env) summaryRun() report.Run {
-	r := report.Run{Strict: e.cfg.Strict, Info: newRunInfo(e.cfg), Keep: e.cfg.Keep, Prefix: e.prefix, Explored: e.explored, Leaks: e.leaks}
-	if e.client != nil {
-		r.Retries = e.client.Retries()
+// reportRun is the run of Ginkgo's report r as the reports show it.
+func (e *env) reportRun(r types.Report) report.Run {
+	run := runOf(r)
+	run.Target, run.Strict, run.Info = e.cfg.BaseURL, e.cfg.Strict, newRunInfo(e.cfg)
+	run.Explored, run.Leaks = e.explored, e.leaks
+	if e.cfg.Keep {
+		run.Kept = e.prefix
 	}
-	return r
+	run.RateLimited = report.RateLimited{PerRequest: client.MaxRetries, Wait: client.MaxRetryWait}
+	if e.client != nil {
+		run.RateLimited.Repeated = e.client.Retries()
+		run.Coverage = e.coverage()
+		run.Spent = spentOf(e.spend.ledger)
+	}
+	return run
 }
 
 // coverage is the coverage of the run's answers (nil without a client).
@@ -40,35 +48,16 @@ func (e *env) coverage() *coverage.Report {
 	return &cov
 }
 
-// addCoverageEntry adds the coverage to the current node's report (the
-// AfterSuite's): Ginkgo's JSON report carries it from there.
-func (e *env) addCoverageEntry() {
-	if e.client != nil {
-		AddReportEntry(report.EntryCoverage, report.Coverage{Report: e.client.Coverage()}, ReportEntryVisibilityNever)
+// spentOf converts the ledger's account at the end of a run into the
+// reports' rows.
+func spentOf(l *budget.Ledger) *report.Spent {
+	s := &report.Spent{Budget: l.Budget().String(), Left: []string{}}
+	for _, r := range l.Rows() {
+		s.Rows = append(s.Rows, report.SpentRow{Kind: string(r.Kind), Limit: r.Limit, Taken: r.Taken, Denied: r.Denied,
+			Created: r.Created, Started: r.Started, Removed: r.Removed, Unplanned: r.Unplanned, Left: r.Left, Lost: r.Lost})
 	}
-}
-
-// spent is what the run created, started and removed (nil without a
-// client: nothing was sent).
-func (e *env) spent() *report.Spent {
-	if e.client == nil {
-		return nil
+	for _, o := range l.Left() {
+		s.Left = append(s.Left, o.String())
 	}
-	return report.SpentOf(e.spend.ledger)
-}
-
-// spentProperty is the JUnit property of what the run spent.
-func (e *env) spentProperty(s *report.Spent) []reporters.JUnitProperty {
-	if s == nil {
-		return nil
-	}
-	return []reporters.JUnitProperty{{Name: report.PropertySpent, Value: s.Line}}
-}
-
-// addSpendEntry adds what the run spent to the current node's report (the
-// AfterSuite's, after the clean-up): Ginkgo's JSON report carries it.
-func (e *env) addSpendEntry() {
-	if s := e.spent(); s != nil {
-		AddReportEntry(report.EntrySpent, s, ReportEntryVisibilityNever)
-	}
+	return s
 }

@@ -152,7 +152,7 @@ func (e *env) createdID(x *exchange.Exchange, what string) string {
 	if x.Status/100 == 2 {
 		id = body.Get("data").Get("id").ID()
 	}
-	e.expectThat(x, id != "", "creating the %s answered no id (%s)", what, x.Line())
+	e.want(x, id != "", "/data/id", "the id of the "+what+" created", "none")
 	return id
 }
 

@@ -177,8 +177,8 @@ func TestSampleOfNamesWhatTheContractLacks(t *testing.T) {
 			"files: [release-notes.txt]", "files: [no-such-file.txt]",
 			"uploadDatasetFiles", "uploadDatasetFiles: the example of the file field files names no-such-file.txt, which is no file of fixtures/files"},
 		{"a required query parameter without an example",
-			"        - name: name\n          in: query\n          required: true\n          description: The name to check. Validity rules D-19.",
-			"        - name: label\n          in: query\n          required: true\n          description: The name to check. Validity rules D-19.",
+			"        - name: name\n          in: query\n          required: true\n          description: 'The name to check.",
+			"        - name: label\n          in: query\n          required: true\n          description: 'The name to check.",
 			"checkEvaluationName", "checkEvaluationName: the query parameter label names no resource and has no example"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

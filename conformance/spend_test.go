@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,9 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/onsi/ginkgo/v2/reporters"
-	"github.com/onsi/ginkgo/v2/types"
 
 	"contractkit/fixtures"
 	"contractkit/internal/mockadmin"
@@ -169,42 +165,19 @@ func TestDeploymentRunWithReuse(t *testing.T) {
 	checkSpentReports(t, file("r.json"), file("j.xml"), file("r.html"))
 }
 
-// checkSpentReports: the JSON report's entry, the JUnit property and the
+// checkSpentReports: the JSON report's spent, the JUnit property and the
 // HTML section say what the run created, started and removed.
 func checkSpentReports(t *testing.T, jsonFile, junitFile, htmlFile string) {
 	t.Helper()
-	var reports []types.Report
-	readJSON(t, jsonFile, &reports)
-	var spent *report.Spent
-	for _, r := range reports {
-		for _, sr := range r.SpecReports {
-			for _, en := range sr.ReportEntries {
-				if en.Name == report.EntrySpent {
-					spent = &report.Spent{}
-					if err := json.Unmarshal([]byte(en.Value.AsJSON), spent); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
-	}
-	if spent == nil || len(spent.Rows) == 0 || spent.Rows[0].Kind != "models" || len(spent.Rows[0].Created) != 1 || len(spent.Rows[0].Removed) != 1 {
-		t.Errorf("the JSON report's %q entry: %+v, want a row per kind, one model created and removed", report.EntrySpent, spent)
-	}
-	raw, err := os.ReadFile(junitFile)
+	r, err := report.ReadJSON(jsonFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suites reporters.JUnitTestSuites
-	if err := xml.Unmarshal(raw, &suites); err != nil {
-		t.Fatal(err)
+	spent := r.Spent
+	if spent == nil || len(spent.Rows) == 0 || spent.Rows[0].Kind != "models" || len(spent.Rows[0].Created) != 1 || len(spent.Rows[0].Removed) != 1 {
+		t.Errorf("the JSON report's spent: %+v, want a row per kind, one model created and removed", spent)
 	}
-	found := ""
-	for _, p := range suites.TestSuites[0].Properties.Properties {
-		if p.Name == report.PropertySpent {
-			found = p.Value
-		}
-	}
+	found := junitProperty(t, junitFile, report.PropertySpent)
 	if !strings.Contains(found, "models 1/1 created 1 started 0 removed 1") || !strings.Contains(found, "left behind: none") {
 		t.Errorf("JUnit property %s = %q", report.PropertySpent, found)
 	}

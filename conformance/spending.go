@@ -32,10 +32,12 @@ import (
 type spending struct {
 	ledger    *budget.Ledger
 	resources budget.Resources
+	// judge tells a request meant to be refused (meantToBeRefused).
+	judge *judge.Judge
 }
 
-func newSpending(b budget.Budget) *spending {
-	return &spending{ledger: budget.NewLedger(b), resources: budget.ResourcesOf(spec.Declared())}
+func newSpending(b budget.Budget, j *judge.Judge) *spending {
+	return &spending{ledger: budget.NewLedger(b), resources: budget.ResourcesOf(spec.Declared()), judge: j}
 }
 
 // route is the operation a request goes to and its path parameters.
@@ -62,7 +64,7 @@ func (s *spending) Admit(r client.Request, body []byte, contentType string) (fun
 	for k, v := range params {
 		values[k] = v
 	}
-	call := budget.Call{Op: op, Touches: s.resources.Touches(op, values), Refusal: r.Refusal || meantToBeRefused(r, op, body, contentType)}
+	call := budget.Call{Op: op, Touches: s.resources.Touches(op, values), Refusal: r.Refusal || meantToBeRefused(s.judge, r, op, body, contentType)}
 	t, err := s.ledger.Admit(call)
 	if err != nil {
 		return nil, err
@@ -74,7 +76,7 @@ func (s *spending) Admit(r client.Request, body []byte, contentType string) (fun
 // state: without a key or with a wrong one, or breaking the declared
 // request schema (a departure the contract reads leniently, D-21, is not
 // one: a server may serve it).
-func meantToBeRefused(r client.Request, op spec.Operation, body []byte, contentType string) bool {
+func meantToBeRefused(j *judge.Judge, r client.Request, op spec.Operation, body []byte, contentType string) bool {
 	if r.Auth == client.AuthNone || r.Auth == client.AuthRaw {
 		return true
 	}
@@ -85,7 +87,7 @@ func meantToBeRefused(r client.Request, op spec.Operation, body []byte, contentT
 	if contentType != "" {
 		x.RequestHeader.Set("Content-Type", contentType)
 	}
-	return len(judge.Request(op.ID, x).Class(judge.Declared)) > 0
+	return len(j.Request(op.ID, x).Class(judge.Declared)) > 0
 }
 
 // settle tells the ledger what the call did, from its answer.

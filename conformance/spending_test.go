@@ -14,6 +14,7 @@ import (
 
 	"contractkit/conformance/budget"
 	"contractkit/conformance/client"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 
@@ -36,7 +37,7 @@ func gatedClient(t *testing.T, b string, answer func(r *http.Request) (int, stri
 	}
 	u, _ := url.Parse(srv.URL)
 	c := client.New(u, testKey, "", 5*time.Second)
-	s := newSpending(bud)
+	s := newSpending(bud, judge.New(spec.Strict(), spec.Declared()))
 	c.SetGate(s)
 	return c, s, &sent
 }

@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"contractkit/report"
 )
 
 // How a run ends early, whatever the server does: a server that stopped
@@ -44,10 +46,10 @@ func (e *env) skipStopped() {
 
 // writeStopped tells why a run ended early (--deadline, a signal): the
 // reports hold what ran before.
-func writeStopped(out io.Writer, r types.Report) {
-	if len(r.SpecialSuiteFailureReasons) == 0 {
+func writeStopped(out io.Writer, r report.Run) {
+	if len(r.Stopped) == 0 {
 		return
 	}
 	fmt.Fprintf(out, "conformance: the run was stopped (%s); the reports hold what ran before\n",
-		strings.Join(r.SpecialSuiteFailureReasons, "; "))
+		strings.Join(r.Stopped, "; "))
 }

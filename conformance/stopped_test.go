@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"contractkit/report"
 )
 
 // slowServer answers the probe (its first request) at once and every
@@ -46,20 +46,17 @@ func slowServer(t *testing.T, delay time.Duration) (string, *atomic.Int64) {
 
 // readReports reads the JSON report and checks that the JUnit and HTML
 // reports were written and the JUnit one parses.
-func readReports(t *testing.T, dir string) types.Report {
+func readReports(t *testing.T, dir string) report.Run {
 	t.Helper()
-	var reports []types.Report
-	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &reports)
-	}
-	if err != nil || len(reports) != 1 {
-		t.Fatalf("the JSON report: %v (%d reports)", err, len(reports))
+	r, err := report.ReadJSON(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("the JSON report: %v", err)
 	}
 	var junit struct {
 		Suites []struct{} `xml:"testsuite"`
 	}
-	if b, err = os.ReadFile(filepath.Join(dir, "j.xml")); err == nil {
+	b, err := os.ReadFile(filepath.Join(dir, "j.xml"))
+	if err == nil {
 		err = xml.Unmarshal(b, &junit)
 	}
 	if err != nil || len(junit.Suites) != 1 {
@@ -68,7 +65,7 @@ func readReports(t *testing.T, dir string) types.Report {
 	if html, err := os.ReadFile(filepath.Join(dir, "r.html")); err != nil || len(html) == 0 {
 		t.Fatalf("the HTML report: %v", err)
 	}
-	return reports[0]
+	return r
 }
 
 func reportArgs(dir string) []string {
@@ -91,18 +88,19 @@ func TestDeadlineWritesTheReports(t *testing.T) {
 	}
 	r := readReports(t, dir)
 	ran := 0
-	for _, s := range r.SpecReports {
-		if s.State.Is(types.SpecStatePassed) {
+	for _, c := range r.Checks {
+		if c.State == report.Passed {
 			ran++
 		}
 	}
-	if r.SuiteSucceeded || ran == 0 {
-		t.Errorf("the report: succeeded %t with %d checks passed, want a failed run holding what ran", r.SuiteSucceeded, ran)
+	if r.Succeeded || ran == 0 || len(r.Stopped) == 0 {
+		t.Errorf("the report: succeeded %t with %d checks passed, stopped %q; want a failed run holding what ran, and why it stopped", r.Succeeded, ran, r.Stopped)
 	}
 }
 
 // SIGTERM (and SIGINT) stop the run the same way.
 func TestSignalWritesTheReports(t *testing.T) {
+	childRuns(t)
 	base, n := slowServer(t, 500*time.Millisecond)
 	dir := t.TempDir()
 	raw, _ := json.Marshal(append(reportArgs(dir), "--base-url", base))
@@ -123,8 +121,8 @@ func TestSignalWritesTheReports(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != ExitFail || !strings.Contains(out.String(), "the run was stopped") {
 		t.Errorf("after SIGTERM: %v, want exit %d with the reason:\n%s", err, ExitFail, out.String())
 	}
-	if r := readReports(t, dir); r.SuiteSucceeded || len(r.SpecReports) == 0 {
-		t.Errorf("the report: succeeded %t, %d checks", r.SuiteSucceeded, len(r.SpecReports))
+	if r := readReports(t, dir); r.Succeeded || len(r.Checks) == 0 {
+		t.Errorf("the report: succeeded %t, %d checks", r.Succeeded, len(r.Checks))
 	}
 }
 
@@ -141,8 +139,8 @@ func TestStalledAreaIsSkipped(t *testing.T) {
 	}
 	r := readReports(t, dir)
 	skipped := 0
-	for _, s := range r.SpecReports {
-		if s.State.Is(types.SpecStateSkipped) && strings.Contains(s.Failure.Message, "the server stopped answering") {
+	for _, c := range r.Checks {
+		if c.State == report.Skipped && strings.Contains(c.SkipReason, "the server stopped answering") {
 			skipped++
 		}
 	}

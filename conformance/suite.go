@@ -7,7 +7,8 @@
 // Ginkgo wiring and the command line. What it builds on links no test
 // framework and lives apart, by dependency weight: exchange (an exchange
 // as reports show it), judge (the one judge: findings as values), client
-// (the HTTP client), report (the report writers: Ginkgo's types only) and
+// (the HTTP client), report (the reports' data model and writers: Ginkgo's
+// report is converted into it at the suite's edge, ginkgoreport.go) and
 // explore (the explore phase, behind a small host).
 //
 // Ginkgo keeps one spec tree per process and runs it once, so Run, List and
@@ -33,7 +34,9 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/conformance/explore"
 	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/report"
+	"contractkit/spec"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -207,15 +210,21 @@ type env struct {
 	final     types.Report
 	// leaks lists resources cleanup could not remove.
 	leaks []string
-	// culprit is the exchange of the last failed judgement, for the
-	// reproduction of a decided difference.
-	culprit *exchange.Exchange
+	// basis is what the running check's own expectations rest on
+	// (expect.go).
+	basis basis
+	// setupJudged are the findings in the answers BeforeSuite and the
+	// skipped checks read, reported with the clean-up's (sweepIn).
+	setupJudged []client.Judged
 	// explored says how the explore phase ran ("" when it did not).
 	explored string
 	// spend is the run's budget, the client's gate (spending.go), and
 	// withheldWhy the reason of the last request it withheld.
 	spend       *spending
 	withheldWhy string
+	// judge is the one judge, made from the contract: the client judges
+	// every answer it reads with it (expect.go).
+	judge *judge.Judge
 	// reg is the spec tree as registered, early what BeforeSuite started
 	// ahead of the checks that wait longest (early.go).
 	reg   registry
@@ -223,12 +232,14 @@ type env struct {
 }
 
 func newEnv(cfg Config) *env {
-	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}, spend: newSpending(cfg.Budget)}
+	j := judge.New(spec.Strict(), spec.Declared())
+	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}, spend: newSpending(cfg.Budget, j), judge: j}
 	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
 	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
 		e.client = client.New(u, cfg.APIKey, cfg.APIKey2, min(requestTimeout, max(cfg.Timeout, time.Second)))
 		e.client.SetGate(e.spend)
+		e.client.SetJudge(j)
 		stream := bound.Stream
 		stream.Idle, stream.Duration = e.streamIdle(), max(cfg.Timeout, time.Second)
 		e.client.SetLimits(bound.Body, stream)
@@ -280,7 +291,8 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	reporterConfig.Verbose, reporterConfig.VeryVerbose = false, false
 	switch m {
 	case modeRun:
-		reporterConfig.JUnitReport, reporterConfig.JSONReport = cfg.JUnit, cfg.JSON
+		// The reports are written from the report model after the run
+		// (report.WriteReports), not by Ginkgo's reporters.
 		formatter.ColorableStdOut = out
 	case modeList:
 		suiteConfig.LabelFilter = cfg.LabelFilter
@@ -298,45 +310,31 @@ func execute(cfg Config, m mode, out io.Writer) int {
 	failures := &failureFlag{}
 	passed := RunSpecs(failures, suiteName, suiteConfig, reporterConfig)
 
+	run := e.reportRun(e.final)
 	switch m {
 	case modeList:
-		report.WriteList(out, e.final)
+		report.WriteList(out, run)
 		return ExitPass
 	case modeClauses:
-		if err := report.WriteClauses(out, e.final); err != nil {
+		if err := report.WriteClauses(out, run); err != nil {
 			fmt.Fprintf(out, "conformance: %v\n", err)
 			return ExitFail
 		}
 		return ExitPass
 	}
-	s := report.Summarize(e.final)
-	s.Coverage = e.coverage()
-	s.Spent = e.spent()
-	report.WriteSummary(out, s, e.summaryRun())
-	writeStopped(out, e.final)
-	if err := report.WriteCoverageFile(cfg.Coverage, s.Coverage); err != nil {
-		fmt.Fprintf(out, "conformance: --coverage: %v\n", err)
+	report.WriteSummary(out, run)
+	writeStopped(out, run)
+	if err := report.WriteReports(run, cfg.reportOptions()); err != nil {
+		fmt.Fprintf(out, "conformance: %v\n", err)
 		return ExitFail
-	}
-	if cfg.JUnit != "" {
-		if err := report.AddJUnitProperties(cfg.JUnit, newRunInfo(cfg), s.Coverage, e.spentProperty(s.Spent)...); err != nil {
-			fmt.Fprintf(out, "conformance: --junit: %v\n", err)
-			return ExitFail
-		}
-	}
-	if cfg.HTML != "" {
-		if err := report.WriteHTMLFile(cfg.HTML, e.final, s, cfg.reportOptions()); err != nil {
-			fmt.Fprintf(out, "conformance: --html: %v\n", err)
-			return ExitFail
-		}
 	}
 	switch {
 	case !passed || failures.failed:
 		return ExitFail
-	case s.Total.Selected() == 0:
+	case run.Tally().Total.Selected() == 0:
 		fmt.Fprintln(out, "conformance: --label-filter and --focus selected no check")
 		return ExitUsage
-	case s.Spent.LeftBehind() && !cfg.Keep:
+	case run.Spent.LeftBehind() && !cfg.Keep:
 		return ExitLeftBehind
 	}
 	return ExitPass
@@ -369,14 +367,20 @@ func (e *env) register() {
 			}
 		}
 		r := CurrentSpecReport()
-		if e.client != nil && (r.Failed() || report.HasDifference(r)) {
-			AddReportEntry("exchanges", exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
+		if e.client != nil && (r.Failed() || hasDifference(r)) {
+			AddReportEntry(entryExchanges, exchange.Log(e.client.Log()), ReportEntryVisibilityNever)
 		}
 	})
 	BeforeSuite(func(ctx SpecContext) {
-		AddReportEntry(report.EntryRun, newRunInfo(e.cfg))
+		AddReportEntry("run", newRunInfo(e.cfg)) // the console's; the reports take it from the config
 		e.reuseModel(ctx)
 		e.startEarly(ctx)
+		if e.client != nil {
+			// The set-up's answers are judged at the end (a failure
+			// here would skip every check): kept aside until then.
+			judged, _ := e.client.Sweep()
+			e.setupJudged = append(e.setupJudged, judged...)
+		}
 	})
 	AfterSuite(func(ctx SpecContext) {
 		if e.client != nil {
@@ -384,8 +388,7 @@ func (e *env) register() {
 		}
 		e.removeShared(ctx)
 		e.confirmLeft(ctx)
-		e.addCoverageEntry() // last, so that the clean-up's answers count too
-		e.addSpendEntry()
+		e.sweepIn("the run's set-up, a skipped check or the clean-up", e.setupJudged)
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 

@@ -22,7 +22,7 @@ const small = `
 openapi: 3.0.3
 info: {title: small, version: v1}
 servers: [{url: /}]
-x-request-limits: { json-body-bytes: 1048576, multipart-body-bytes: 104857600, json-depth: 64, decision: D-15 }
+x-request-limits: { json-body-bytes: 1048576, multipart-body-bytes: 104857600, json-depth: 64, form-field-bytes: 16384, multipart-parts: 1000, decision: D-15 }
 paths:
   /things:
     get:

@@ -47,6 +47,9 @@ type Exchange struct {
 	// Withheld is why the request was not sent (the run's budget, or a
 	// resource the run reuses and never changes); nil when it was.
 	Withheld error `json:"-"`
+	// Seq numbers the exchanges of one client in the order they were
+	// sent (from 1); 0 for an exchange no client sent.
+	Seq uint64 `json:"-"`
 }
 
 // Line is the one-line summary "METHOD URL → status".

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"contractkit/exchange"
+	"contractkit/spec"
 )
 
 // The verdict cache may only spare work: a verdict it remembers is the
@@ -17,79 +18,75 @@ func TestVerdictCacheKeepsTheSameAnswersVerdict(t *testing.T) {
 	const op = "getEvaluation"
 	good := `{"status":"success","data":{"id":5,"name":"n","type":"ragas","model_id":1,"status":"pending","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}}`
 	bad := `{"status":"success","data":{"id":"x","name":"n","type":"ragas","model_id":1,"status":"pending","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}}`
-	verdicts.Lock()
-	clear(verdicts.seen)
-	verdicts.Unlock()
+	j := New(spec.Strict(), spec.Declared())
 	cached := func(x *exchange.Exchange) bool {
-		k, ok := keyOf(op, x)
+		k, ok := j.keyOf(op, x)
 		if !ok {
 			return false
 		}
-		verdicts.Lock()
-		defer verdicts.Unlock()
-		_, seen := verdicts.seen[k]
+		j.cache.mu.Lock()
+		defer j.cache.mu.Unlock()
+		_, seen := j.cache.seen[k]
 		return seen
 	}
 
 	first := answered("GET", "/api/v1/evaluations/5", 200, good)
-	if fs := Answer(op, first, nil, nil, false); len(fs) != 0 {
+	if fs := j.Verdict(first, nil, false).Side(Server); len(fs) != 0 {
 		t.Fatalf("a conforming answer got %q", fs.Lines())
 	}
 	if !cached(first) {
 		t.Fatal("a conforming answer was not remembered")
 	}
 	again := answered("GET", "/api/v1/evaluations/5", 200, good)
-	if fs := Answer(op, again, nil, nil, false); len(fs) != 0 {
+	if fs := j.Verdict(again, nil, false).Side(Server); len(fs) != 0 {
 		t.Fatalf("the same answer again got %q", fs.Lines())
 	}
 
 	broken := answered("GET", "/api/v1/evaluations/5", 200, bad)
-	first1 := Answer(op, broken, nil, nil, false)
+	first1 := j.Verdict(broken, nil, false).Side(Server)
 	if !first1.Has(Server, Declared) {
 		t.Fatal("a broken answer after a cached pass of the same operation was not reported")
 	}
 	if !cached(broken) {
 		t.Fatal("a broken answer's verdict was not remembered")
 	}
-	if again := Answer(op, answered("GET", "/api/v1/evaluations/5", 200, bad), nil, nil, false); !reflect.DeepEqual(again, first1) {
+	if again := j.Verdict(answered("GET", "/api/v1/evaluations/5", 200, bad), nil, false).Side(Server); !reflect.DeepEqual(again, first1) {
 		t.Fatalf("the same broken answer again: %q, the first time %q", again.Lines(), first1.Lines())
 	}
 
 	asText := answered("GET", "/api/v1/evaluations/5", 200, good)
 	asText.ResponseHeader = http.Header{"Content-Type": {"text/plain"}}
-	if k1, _ := keyOf(op, first); k1 == func() answerKey { k, _ := keyOf(op, asText); return k }() {
+	if k1, _ := j.keyOf(op, first); k1 == func() answerKey { k, _ := j.keyOf(op, asText); return k }() {
 		t.Fatal("the same bytes under another content type share a key")
 	}
 
 	limited := answered("GET", "/api/v1/evaluations/5", 429, `{"status":"error","message":"slow down"}`)
-	if _, ok := keyOf(op, limited); ok {
+	if _, ok := j.keyOf(op, limited); ok {
 		t.Fatal("a 429, whose headers the contract documents, is cacheable")
 	}
 	cut := answered("GET", "/api/v1/evaluations/5", 200, good)
 	cut.Error = "unexpected EOF"
-	if _, ok := keyOf(op, cut); ok {
+	if _, ok := j.keyOf(op, cut); ok {
 		t.Fatal("an answer that broke off is cacheable")
 	}
-	if _, ok := keyOf("", first); ok {
+	if _, ok := j.keyOf("", first); ok {
 		t.Fatal("an answer outside the contract is cacheable")
 	}
 }
 
 // The cache stays within its bound however many distinct answers pass.
 func TestVerdictCacheIsBounded(t *testing.T) {
-	verdicts.Lock()
-	clear(verdicts.seen)
-	verdicts.Unlock()
+	j := New(spec.Strict(), spec.Declared())
 	for i := range verdictCacheSize + 10 {
 		x := answered("GET", "/api/v1/evaluations/5", 200,
 			`{"status":"success","data":{"id":`+strconv.Itoa(i+1)+`,"name":"n","type":"ragas","model_id":1,"status":"pending","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}}`)
-		if fs := contractCached("getEvaluation", x); len(fs) != 0 {
+		if fs := j.contractCached("getEvaluation", x); len(fs) != 0 {
 			t.Fatalf("answer %d did not pass", i)
 		}
 	}
-	verdicts.Lock()
-	n := len(verdicts.seen)
-	verdicts.Unlock()
+	j.cache.mu.Lock()
+	n := len(j.cache.seen)
+	j.cache.mu.Unlock()
 	if n > verdictCacheSize {
 		t.Fatalf("the cache holds %d answers, bound %d", n, verdictCacheSize)
 	}

@@ -40,7 +40,7 @@ func TestContractFindingsAreValuesAndComplete(t *testing.T) {
 	}
 	// Judged against both views, a break of the declared one rests on no
 	// decision.
-	for _, f := range contract(x) {
+	for _, f := range tj.contract(x) {
 		if f.Class == Declared && f.Decision != "" {
 			t.Errorf("a declared finding names a decision: %+v", f)
 		}
@@ -61,7 +61,7 @@ func TestContractFindingsNameTheirDecision(t *testing.T) {
 		t.Fatalf("the declared view objects to decided values: %q", m.Lines())
 	}
 	got := map[string]string{}
-	for _, f := range contract(x) {
+	for _, f := range tj.contract(x) {
 		if f.Class != Decided {
 			t.Errorf("a difference of the contract as written alone is decided: %+v", f)
 		}
@@ -79,7 +79,7 @@ func TestUndocumentedStatusIsD17(t *testing.T) {
 	if len(m) != 1 || m[0].Rule != RuleStatus || m[0].Decision != "D-17" || m[0].Got != "418" {
 		t.Errorf("got %+v, want one status finding of D-17", m)
 	}
-	if fs := contract(x); len(fs) != 1 || fs[0].Class != Decided || fs[0].Decision != "D-17" {
+	if fs := tj.contract(x); len(fs) != 1 || fs[0].Class != Decided || fs[0].Decision != "D-17" {
 		t.Errorf("contract() = %+v: an undocumented code is a decided difference", fs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"contractkit/exchange"
 	"contractkit/judge"
+	"contractkit/spec"
 )
 
 // A body missing the envelope's data is reported one finding per problem,
@@ -43,7 +44,7 @@ func ExampleParseJSON() {
 // One exchange, one verdict: the request is the client's side (an integer
 // dataset_id is a reading the contract decides, D-21), the answer the
 // server's (served, a request read that way breaks nothing).
-func ExampleVerdict() {
+func ExampleJudge_Verdict() {
 	x := &exchange.Exchange{
 		Method: "POST", Path: "/api/v1/user/model",
 		RequestHeader: http.Header{"Authorization": {"Bearer <redacted:api-key>"}, "Content-Type": {"application/json"}},
@@ -51,7 +52,7 @@ func ExampleVerdict() {
 		Status:        200, ResponseHeader: http.Header{"Content-Type": {"application/json"}},
 		Raw: []byte(`{"status":"success","data":{"id":9,"name":"Support bot","status":"training"}}`),
 	}
-	for _, f := range judge.Verdict("createModel", x, nil, false) {
+	for _, f := range judge.New(spec.Strict(), spec.Declared()).Verdict(x, nil, false) {
 		fmt.Println(f.Side, f.Class, f)
 	}
 	// Output:

@@ -30,6 +30,9 @@ const (
 	RuleChunk = "chunk"
 	// RuleIncremental: the answer streamed as it is produced (D-26).
 	RuleIncremental = "incremental"
+	// RuleCheck: what a written check expects of an answer, its behaviour
+	// sentence's rule (its clause, or its decision).
+	RuleCheck = "check"
 )
 
 // Findings is what one judgement found, in the order found.

@@ -20,8 +20,8 @@ import (
 // readLeniently applies op's readings to a JSON object body. It returns
 // the body as read and a finding per reading applied; read is nil when no
 // reading applied (or the body is not a JSON object).
-func readLeniently(op string, body []byte) (read []byte, readings Findings) {
-	rs := spec.Strict().Readings(op)
+func (j *Judge) readLeniently(op string, body []byte) (read []byte, readings Findings) {
+	rs := j.strict.Readings(op)
 	if len(rs) == 0 {
 		return nil, nil
 	}
@@ -64,9 +64,9 @@ func readLeniently(op string, body []byte) (read []byte, readings Findings) {
 // a declared field (a `file` part for `files`): the client's deviation,
 // read by the contract's readings. A multipart body's shape is otherwise
 // the server's to judge (see Request).
-func readPartNames(op string, names []string) Findings {
+func (j *Judge) readPartNames(op string, names []string) Findings {
 	var out Findings
-	for _, r := range spec.Strict().Readings(op) {
+	for _, r := range j.strict.Readings(op) {
 		if r.Alias != "" && slices.Contains(names, r.Alias) && !slices.Contains(names, r.Field) {
 			out = append(out, reading(op, r, "part:"+r.Alias, r.Field, r.Alias))
 		}

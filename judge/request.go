@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"contractkit/exchange"
-	"contractkit/spec"
 )
 
 // Request judges what x's request breaks of the declared contract: the
@@ -22,13 +21,13 @@ import (
 // contract. Only what was held is judged: a body that was not (x.SentCut)
 // leaves the parameters, and a multipart body is the server's to read (as
 // the mock reads it, spec.RequestCheck), its part names excepted.
-func Request(op string, x *exchange.Exchange) Findings {
+func (j *Judge) Request(op string, x *exchange.Exchange) Findings {
 	var out Findings
 	if x.RequestHeader.Get("Authorization") == "" {
 		out = append(out, Finding{Pointer: "header:Authorization", Rule: RuleAuth,
 			Expected: "Bearer <API key>", Got: "missing", Clause: "5.1"})
 	}
-	check := spec.Declared().Request(op)
+	check := j.declared.Request(op)
 	if check == nil {
 		return client(op, out)
 	}
@@ -43,12 +42,12 @@ func Request(op string, x *exchange.Exchange) Findings {
 	req.Header = x.RequestHeader.Clone()
 	multipart := mediaType(x.RequestHeader) == "multipart/form-data"
 	paramsOnly := x.SentCut || multipart
-	if bad := bodyType(op, x); bad != nil {
+	if bad := j.bodyType(op, x); bad != nil {
 		// A body the operation does not take is not validated as one.
 		out, paramsOnly = append(out, *bad), true
 	}
 	if multipart {
-		out = append(out, readPartNames(op, exchange.PartNames(x.RequestHeader, x.Sent))...)
+		out = append(out, j.readPartNames(op, exchange.PartNames(x.RequestHeader, x.Sent))...)
 	}
 	if paramsOnly {
 		_, errs := check.ValidateParams(req)
@@ -58,7 +57,7 @@ func Request(op string, x *exchange.Exchange) Findings {
 	if ok {
 		return client(op, out)
 	}
-	if read, readings := readLeniently(op, x.Sent); read != nil {
+	if read, readings := j.readLeniently(op, x.Sent); read != nil {
 		rr := req.Clone(req.Context())
 		rr.Body, rr.ContentLength = io.NopCloser(bytes.NewReader(read)), int64(len(read))
 		_, errs = check.Validate(rr)
@@ -80,12 +79,12 @@ func client(op string, fs Findings) Findings {
 
 // bodyType is a request body under a content type its operation does not
 // document; nil when it does, or the request has no body.
-func bodyType(op string, x *exchange.Exchange) *Finding {
-	o, ok := spec.Declared().Operation(op)
+func (j *Judge) bodyType(op string, x *exchange.Exchange) *Finding {
+	o, ok := j.declared.Operation(op)
 	if !ok || len(x.Sent) == 0 && !x.SentCut {
 		return nil
 	}
-	kin := spec.Declared().Kin.Paths.Value(o.Path).GetOperation(o.Method)
+	kin := j.declared.Kin.Paths.Value(o.Path).GetOperation(o.Method)
 	if kin == nil || kin.RequestBody == nil || kin.RequestBody.Value == nil {
 		return nil
 	}

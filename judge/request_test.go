@@ -96,7 +96,7 @@ func TestRequestFindings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := Request(tt.op, tt.x)
+			fs := tj.Request(tt.op, tt.x)
 			var got []string
 			for _, f := range fs {
 				if f.Side != Client || f.Operation != tt.op {
@@ -123,28 +123,28 @@ func TestAnswerToItsRequest(t *testing.T) {
 	model := `{"status":"success","data":{"id":9,"name":"m","status":"training"}}`
 	lenient := sent("POST", "/api/v1/user/model", "application/json", `{"model_name":"m","dataset_id":12}`)
 	lenient.Status, lenient.ResponseHeader, lenient.Raw = 200, http.Header{"Content-Type": {"application/json"}}, []byte(model)
-	if fs := Verdict("createModel", lenient, nil, false); fs.Has(Server, Declared) || fs.Has(Server, Decided) || !fs.Has(Client, Decided) {
+	if fs := tj.Verdict(lenient, nil, false); fs.Has(Server, Declared) || fs.Has(Server, Decided) || !fs.Has(Client, Decided) {
 		t.Errorf("a lenient request served: %q", fs.Lines())
 	}
 	invalid := sent("POST", "/api/v1/user/model", "application/json", `{"model_name":"m"}`)
 	invalid.Status, invalid.ResponseHeader, invalid.Raw = 200, http.Header{"Content-Type": {"application/json"}}, []byte(model)
-	served := Verdict("createModel", invalid, nil, false).Side(Server)
+	served := tj.Verdict(invalid, nil, false).Side(Server)
 	if len(served) != 1 || served[0].Rule != RuleServedInvalid || served[0].Class != Declared ||
 		!strings.Contains(served[0].Got, "200 to a request that breaks /dataset_id: schema: want present (required)") {
 		t.Errorf("an invalid request served: %q", served.Lines())
 	}
 	invalid.Status, invalid.Raw = 422, []byte(`{"status":"error","message":"dataset_id is required"}`)
-	if fs := Verdict("createModel", invalid, nil, false).Side(Server); len(fs) != 0 {
+	if fs := tj.Verdict(invalid, nil, false).Side(Server); len(fs) != 0 {
 		t.Errorf("an invalid request refused: %q", fs.Lines())
 	}
 	broke := answered("GET", "/api/v1/user/model/4", 200, `{"status":"succ`)
 	broke.Error = "reading the body: unexpected EOF"
-	if fs := Answer("getModel", broke, nil, nil, false); !reflect.DeepEqual(fs.Lines(), []string{"answer: want the whole answer, got reading the body: unexpected EOF"}) {
+	if fs := answerOf(broke, false); !reflect.DeepEqual(fs.Lines(), []string{"answer: want the whole answer, got reading the body: unexpected EOF"}) {
 		t.Errorf("an answer that broke off: %q", fs.Lines())
 	}
 	big := answered("GET", "/api/v1/user/model/4", 200, `{"status":"succ`)
 	big.ResponseHeader.Set("Content-Type", "text/html")
-	if fs := Answer("getModel", big, nil, nil, true); len(fs) != 1 || fs[0].Rule != RuleContentType {
+	if fs := answerOf(big, true); len(fs) != 1 || fs[0].Rule != RuleContentType {
 		t.Errorf("an answer over the reader's bound is judged by its headers: %q", fs.Lines())
 	}
 }

@@ -5,11 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"contractkit/internal/textcut"
-	"contractkit/spec"
 )
 
 // The judges of an inference stream, event by event as it passes: the
@@ -25,15 +23,18 @@ const chunkDecision = "D-03"
 // StreamJudge judges one event stream. Not safe for concurrent use: one
 // reader feeds it.
 type StreamJudge struct {
+	types     []string
 	op        string
 	s         Stream
 	begin     time.Time
 	afterDone bool
 }
 
-// NewStreamJudge starts judging a stream of operation op whose headers
+// newStreamJudge starts judging a stream of operation op whose headers
 // just passed.
-func NewStreamJudge(op string) *StreamJudge { return &StreamJudge{op: op, begin: time.Now()} }
+func (j *Judge) newStreamJudge(op string) *StreamJudge {
+	return &StreamJudge{types: j.chunkTypes, op: op, begin: time.Now()}
+}
 
 // Stream is the stream read so far.
 func (j *StreamJudge) Stream() *Stream { return &j.s }
@@ -101,7 +102,7 @@ func (j *StreamJudge) End(err error) Findings {
 // with a `type` among the contract's (InferenceChunk), string `content` in
 // token and delta chunks, not an error chunk.
 func (j *StreamJudge) chunk(at string, c any) (Finding, bool) {
-	types := chunkTypes()
+	types := j.types
 	m, ok := c.(map[string]any)
 	if !ok {
 		return j.decided(at, "a JSON object", "a JSON "+jsonKind(c)), true
@@ -128,30 +129,4 @@ func (j *StreamJudge) declared(at, expected, got string) Finding {
 
 func (j *StreamJudge) decided(at, expected, got string) Finding {
 	return Finding{Operation: j.op, Pointer: at, Rule: RuleChunk, Expected: expected, Got: got, Decision: chunkDecision, Class: Decided}
-}
-
-// chunkTypes are the chunk types of the contract (InferenceChunk.type).
-var chunkTypes = sync.OnceValue(func() []string {
-	s := spec.Strict().Kin.Components.Schemas["InferenceChunk"].Value.Properties["type"].Value
-	out := make([]string, 0, len(s.Enum))
-	for _, v := range s.Enum {
-		out = append(out, fmt.Sprint(v))
-	}
-	return out
-})
-
-// replay judges a stream read whole, event by event as a StreamJudge
-// judges one that passes; cut says the reader stopped reading it (the end
-// is then not judged).
-func replay(op string, s *Stream, cut bool) Findings {
-	j := NewStreamJudge(op)
-	var fs Findings
-	for _, ev := range s.Events {
-		f, _ := j.Event(ev)
-		fs = append(fs, f...)
-	}
-	if !cut {
-		fs = append(fs, j.End(s.Err)...)
-	}
-	return fs
 }

@@ -15,9 +15,10 @@ import (
 //	POST /admin/reset            empty the account and preload the fixtures again (same ids as before)
 //	GET  /admin/state            the account's whole state
 //	POST /admin/advance?by=30s   move the account's clock forward (no "by": finish everything now)
-//	GET  /admin/account          which account the key opens (the console shows it)
+//	GET  /admin/account          which account the key opens (the console shows it), and whether --open-keys opened it
 //	GET  /admin/requests         the account's request journal (journal.go; listRequests below)
 //	DELETE /admin/requests       empty the account's request journal
+//	POST /admin/seed             load records into the account (seed.go)
 //	/admin/overrides             answers forced per account (overrideadmin.go)
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	account, err := s.authenticate(r)
@@ -30,7 +31,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 	case "POST /admin/reset":
 		s.overrides.clear(account) // a test's steering ends with its account
 		a := s.store.Reset(account)
-		if err := s.preload(a); err != nil {
+		if err := s.preload(account, a); err != nil {
 			apierr.Write(w, s.log, err)
 			return
 		}
@@ -53,9 +54,17 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 		}
 		apierr.WriteData(w, map[string]string{"message": "Clock advanced", "advanced_by": by.String(), "clock_offset": a.Clock().Offset().String()})
 	case "GET /admin/account":
-		apierr.WriteData(w, map[string]string{"account": account})
+		// open: the key opened it on first use (--open-keys), and which
+		// pattern it matched.
+		info := map[string]any{"account": account, "open": false}
+		if p := s.accountInfo(account).pattern; p != "" {
+			info["open"], info["pattern"] = true, p
+		}
+		apierr.WriteData(w, info)
 	case "GET /admin/requests":
 		s.listRequests(w, r, account)
+	case "POST /admin/seed":
+		s.seed(w, r, account)
 	case "DELETE /admin/requests":
 		n := s.journal.clear(account)
 		apierr.WriteData(w, map[string]any{"message": "Journal cleared", "removed": n})
@@ -65,7 +74,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch r.URL.Path {
-		case "/admin/reset", "/admin/state", "/admin/advance", "/admin/requests", "/admin/account":
+		case "/admin/reset", "/admin/state", "/admin/advance", "/admin/requests", "/admin/account", "/admin/seed":
 			apierr.Write(w, s.log, apierr.New(apierr.MethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 		default:
 			apierr.Write(w, s.log, apierr.New(apierr.NotFound, "No such admin endpoint: %s", r.URL.Path))
@@ -75,10 +84,11 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 
 // listRequests answers GET /admin/requests: the caller's journal, oldest
 // first, filtered by ?method=, ?path= (a prefix), ?status= (404 or 4xx) and
-// ?since= (ids above it, for polling). CORS preflights are listed with
-// ?preflight=true (or ?method=OPTIONS): an E2E test asserts on what the
-// app sent, and a preflight is the browser's.
+// ?since= (ids above it, for polling). CORS preflights, orphans included,
+// are listed with ?preflight=true (or ?method=OPTIONS): an E2E test asserts
+// on what the app sent, and a preflight is the browser's.
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account string) {
+	s.journalOrphans(s.cfg.Clock.Now()) // preflights whose call never came, as of now
 	q := r.URL.Query()
 	method := strings.ToUpper(q.Get("method"))
 	path := q.Get("path")

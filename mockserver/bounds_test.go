@@ -268,8 +268,8 @@ func TestD15StatesTheLimitsNoSchemaCan(t *testing.T) {
 		fmt.Sprintf("Multipart bodies at most %d MiB (413)", spec.RequestLimits().MultipartBodyBytes>>20),
 		fmt.Sprintf("JSON bodies at most %d MiB", spec.RequestLimits().JSONBodyBytes>>20),
 		fmt.Sprintf("JSON nesting at most %d levels", spec.RequestLimits().JSONDepth),
-		fmt.Sprintf("A multipart text field at most %d KiB (422)", maxFieldBytes>>10),
-		fmt.Sprintf("a multipart body at most %d parts (413)", maxParts),
+		fmt.Sprintf("A multipart text field at most %d KiB (422)", spec.RequestLimits().FormFieldBytes>>10),
+		fmt.Sprintf("a multipart body at most %d parts (413)", spec.RequestLimits().MultipartParts),
 	} {
 		if !strings.Contains(row, want) {
 			t.Errorf("D-15 does not say %q", want)

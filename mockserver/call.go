@@ -27,6 +27,8 @@ type call struct {
 	// fault is a stream fault an override asked for; the X-Mock-Stream-Fault
 	// header asks when it is empty.
 	fault string
+	// pace is the token pace an override asked for; nil: --token-interval.
+	pace *streamPace
 }
 
 // handler serves one operation. It returns the success envelope's data, or

@@ -12,6 +12,9 @@ const corsHeaders = "Authorization, Content-Type, Accept, Prefer, X-Mock-Delay, 
 // corsExposed are the answer headers a page on another origin may read.
 const corsExposed = "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Content-Type, X-Mock-Override, X-Mock-Stream-Fault, X-Mock-Unknown-Fields"
 
+// corsMethods are the methods a preflight is told the page may use.
+const corsMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+
 // Bounds of the header list a preflight asks for that is echoed back.
 const (
 	maxAskedHeaders     = 64
@@ -19,13 +22,17 @@ const (
 )
 
 // cors lets a browser page on any origin call the mock and read its streams
-// and its headers. Credentials (cookies) stay off: the API's key travels in
-// Authorization, and no Access-Control-Allow-Credentials is ever sent.
+// and its headers, with credentials too: an app written for a cookie
+// backend sends `fetch(..., {credentials: 'include'})`, which the browser
+// allows only with Access-Control-Allow-Credentials: true and the page's
+// own origin echoed (never `*`, which the Fetch standard refuses with
+// credentials; the mock reads no cookie, the key travels in Authorization).
 // Preflights are answered before authentication, because browsers send
 // them without credentials; they allow every header they ask for (the
 // `sentry-trace`, `baggage`, `traceparent` and `X-Request-Id` that real
 // apps add to every fetch), since the wildcard `*` would not cover
-// Authorization.
+// Authorization (nor any header, with credentials), and a page's call to
+// a private address (Chromium's Private Network Access) when asked.
 func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -33,13 +40,17 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Allow-Credentials", "true")
 	h.Add("Vary", "Origin")
 	h.Set("Access-Control-Expose-Headers", corsExposed)
 	if isPreflight(r) {
 		h.Add("Vary", "Access-Control-Request-Method, Access-Control-Request-Headers")
-		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Methods", corsMethods)
 		h.Set("Access-Control-Allow-Headers", allowHeaders(r.Header.Get("Access-Control-Request-Headers")))
 		h.Set("Access-Control-Max-Age", "600")
+		if strings.EqualFold(r.Header.Get("Access-Control-Request-Private-Network"), "true") {
+			h.Set("Access-Control-Allow-Private-Network", "true")
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // preflight sends the OPTIONS request a browser sends before a call from
@@ -19,8 +20,7 @@ func preflight(t *testing.T, ts *testServer, origin, method, path, headers strin
 }
 
 // The headers real apps add to every fetch (Sentry, OpenTelemetry, their
-// own) are allowed: a preflight gets every header it asks for, and no
-// credentials (cookies) are allowed.
+// own) are allowed: a preflight gets every header it asks for.
 func TestCORSAllowsTheHeadersAPreflightAsksFor(t *testing.T) {
 	ts := newTestServer(t)
 	const origin = "http://localhost:5173"
@@ -31,9 +31,6 @@ func TestCORSAllowsTheHeadersAPreflightAsksFor(t *testing.T) {
 		if !strings.Contains(allowed, h) {
 			t.Errorf("Access-Control-Allow-Headers %q lacks %s, which the preflight asked for", allowed, h)
 		}
-	}
-	if got := r.Header.Get("Access-Control-Allow-Credentials"); got != "" {
-		t.Errorf("Access-Control-Allow-Credentials %q: credentials must stay off", got)
 	}
 	vary := strings.Join(r.Header.Values("Vary"), ", ")
 	for _, h := range []string{"Origin", "Access-Control-Request-Headers"} {
@@ -126,5 +123,87 @@ func TestPendingPreflightsAreBounded(t *testing.T) {
 	preflight(t, ts, "http://localhost:5173", "GET", "/healthz", "")
 	if n := ts.srv.preflights.len(); n != maxPendingPreflights {
 		t.Errorf("%d preflights pending after two outside /api/v1, want %d", n, maxPendingPreflights)
+	}
+}
+
+// An app written for a cookie backend sends credentials: the mock allows
+// them, with the page's own origin, never `*`.
+func TestCORSAllowsCredentialsWithTheOriginEchoed(t *testing.T) {
+	ts := newTestServer(t)
+	const origin = "http://localhost:5173"
+	pf := preflight(t, ts, origin, "GET", "/api/v1/user/model", "authorization")
+	call := ts.client(t, testKey1).get("/api/v1/user/model", withHeader("Origin", origin)).want(t, 200)
+	for name, h := range map[string]http.Header{"preflight": pf.Header, "call": call.Header} {
+		if got := h.Get("Access-Control-Allow-Credentials"); got != "true" {
+			t.Errorf("%s: Access-Control-Allow-Credentials %q, want true", name, got)
+		}
+		if got := h.Values("Access-Control-Allow-Origin"); len(got) != 1 || got[0] != origin {
+			t.Errorf("%s: Access-Control-Allow-Origin %q, want the origin %s alone", name, got, origin)
+		}
+	}
+	// Without an Origin (not a browser's cross-origin call) no CORS header at all.
+	if got := ts.client(t, testKey1).get("/api/v1/user/model").want(t, 200).Header.Get("Access-Control-Allow-Credentials"); got != "" {
+		t.Errorf("a call without Origin got Access-Control-Allow-Credentials %q", got)
+	}
+	// Chromium's Private Network Access asks before a public page calls a local address.
+	r := ts.client(t, "").do(http.MethodOptions, "/api/v1/user/model", withHeader("Origin", "https://app.example.com"),
+		withHeader("Access-Control-Request-Method", "GET"), withHeader("Access-Control-Request-Private-Network", "true"))
+	if got := r.Header.Get("Access-Control-Allow-Private-Network"); got != "true" {
+		t.Errorf("Access-Control-Allow-Private-Network %q, want true when asked", got)
+	}
+}
+
+// A preflight whose call never comes is an orphan: journaled as such, with
+// the probable reason, in the account that last called from its origin (or
+// the first key's), and never given to a later call of the same URL.
+func TestOrphanPreflightsAreJournaledAndNeverAttached(t *testing.T) {
+	ts := newTestServer(t)
+	const app, other = "http://localhost:5173", "http://localhost:3000"
+	c1, c2 := ts.client(t, testKey1), ts.client(t, testKey2)
+	c2.get("/api/v1/user/model", withHeader("Origin", app)).want(t, 200) // account 2 calls from the app's origin
+
+	preflight(t, ts, app, "PURGE", "/api/v1/user/model", "authorization")   // refused: an orphan
+	preflight(t, ts, app, "GET", "/api/v1/user/dataset", "authorization")   // the call never comes
+	preflight(t, ts, other, "GET", "/api/v1/user/dataset", "authorization") // from an origin nobody called from
+	ts.clock.Advance(3 * time.Second)
+	preflight(t, ts, app, "GET", "/api/v1/user/dataset", "authorization,x-request-id") // this one's call comes
+	c2.get("/api/v1/user/dataset", withHeader("Origin", app)).want(t, 200)
+	ts.clock.Advance(preflightWindow)
+
+	entries := journalOf(t, c2, "?preflight=true")
+	var orphans []map[string]any
+	for _, e := range entries {
+		if e["orphan"] != nil {
+			orphans = append(orphans, e)
+		}
+	}
+	if len(orphans) != 2 {
+		t.Fatalf("account 2 has %d orphan preflights, want the PURGE and the first dataset preflight: %v", len(orphans), entries)
+	}
+	reason := func(e map[string]any) string { return e["orphan"].(map[string]any)["reason"].(string) }
+	if r := reason(orphans[0]); !strings.Contains(r, "probable CORS failure") || !strings.Contains(r, "PURGE") {
+		t.Errorf("the PURGE orphan's reason %q: want a probable CORS failure naming the method", r)
+	}
+	if r := reason(orphans[1]); !strings.Contains(r, "no call followed") {
+		t.Errorf("the dataset orphan's reason %q", r)
+	}
+	// The dataset call took its own preflight (the newer one), just before it.
+	var pf, call map[string]any
+	for i, e := range entries {
+		if e["method"] == "GET" && e["path"] == "/api/v1/user/dataset" {
+			call, pf = e, entries[i-1]
+		}
+	}
+	if call == nil || pf["preflight"] != true || pf["orphan"] != nil ||
+		!strings.Contains(fmt.Sprint(pf["request"].(map[string]any)["headers"].(map[string]any)["Access-Control-Request-Headers"]), "x-request-id") {
+		t.Errorf("the dataset call's preflight %v: want the newer one, not the orphan", pf)
+	}
+	if got := journalOf(t, c2, ""); len(got) != 2 {
+		t.Errorf("without preflight=true account 2 lists %d entries, want its 2 calls", len(got))
+	}
+	// From an origin no call came from: the first key's account.
+	one := journalOf(t, c1, "?preflight=true")
+	if len(one) != 1 || one[0]["orphan"] == nil || one[0]["request"].(map[string]any)["headers"].(map[string]any)["Origin"].([]any)[0] != other {
+		t.Errorf("account 1 got %v, want the orphan from %s", one, other)
 	}
 }

@@ -31,14 +31,13 @@ func (s *Server) datasetRoutes() map[string]handler {
 	}
 }
 
-// Multipart bounds no schema keyword states: D-15 is the source of the
-// field bytes and the part count (a form field's characters and the file
-// parts are bounded by the contract: bounds.go). Text kept for answering is
+// The field bytes and the part count no schema keyword states are the
+// contract's x-request-limits mark (D-15, read into bounds.limits), and a
+// form field's characters and the file parts its schemas (bounds.go). Text
+// kept for answering is
 // budgeted per request so that a hundred large files cannot pin hundreds of
 // MiB, and a file's name is cut to a label; neither refuses anything.
 const (
-	maxFieldBytes    = 16 << 10
-	maxParts         = 1000
 	maxKeptTextBytes = 32 << 20
 	maxFileNameRunes = 255
 )
@@ -77,8 +76,8 @@ func (s *Server) readForm(c *call) (*form, error) {
 		if err != nil {
 			return nil, multipartError(err, s.maxUpload())
 		}
-		if parts >= maxParts {
-			return nil, apierr.New(apierr.TooLarge, "more than %d multipart parts", maxParts)
+		if parts >= s.bounds.limits.MultipartParts {
+			return nil, apierr.New(apierr.TooLarge, "more than %d multipart parts", s.bounds.limits.MultipartParts)
 		}
 		name := formName(c.op.OperationID, p.FormName()) // D-21
 		if known[name] == nil {
@@ -90,7 +89,7 @@ func (s *Server) readForm(c *call) (*form, error) {
 			continue
 		}
 		if p.FileName() == "" && name != "files" {
-			v, err := readField(p, name, s.maxUpload())
+			v, err := readField(p, name, s.bounds.limits.FormFieldBytes, s.maxUpload())
 			if err != nil {
 				return nil, err
 			}
@@ -149,13 +148,14 @@ func multipartError(err error, limit int64) error {
 	return apierr.New(apierr.BadRequest, "body is not a readable multipart/form-data body")
 }
 
-func readField(p *multipart.Part, name string, limit int64) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
+// readField reads a text part of at most max bytes; limit is the body's.
+func readField(p *multipart.Part, name string, max, limit int64) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(p, max+1))
 	if err != nil {
 		return "", multipartError(err, limit)
 	}
-	if len(b) > maxFieldBytes {
-		return "", apierr.New(apierr.Invalid, "%s: at most %d bytes", textcut.Shorten(name, 40), maxFieldBytes)
+	if int64(len(b)) > max {
+		return "", apierr.New(apierr.Invalid, "%s: at most %d bytes", textcut.Shorten(name, 40), max)
 	}
 	if !utf8.Valid(b) {
 		return "", apierr.New(apierr.Invalid, "%s: must be UTF-8 text", textcut.Shorten(name, 40))

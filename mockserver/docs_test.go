@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"contractkit/spec"
 )
 
 func getPath(t *testing.T, ts *testServer, path string) (*http.Response, []byte) {
@@ -311,6 +313,7 @@ func assertDocsDiffersOnlyInSlots(t *testing.T, ts *testServer, docs map[string]
 		t.Fatal(err)
 	}
 	var diffs []string
+	differ := map[string][2]any{}
 	var cmp func(path string, a, b any)
 	cmp = func(path string, a, b any) {
 		am, aok := a.(map[string]any)
@@ -331,14 +334,30 @@ func assertDocsDiffersOnlyInSlots(t *testing.T, ts *testServer, docs map[string]
 		}
 		if !reflect.DeepEqual(a, b) {
 			diffs = append(diffs, path)
+			differ[path] = [2]any{a, b}
 		}
 	}
 	cmp("", docs, want)
+	folded := 0
 	for _, d := range diffs {
 		last := d[strings.LastIndex(d, "/")+1:]
+		if last == "description" && d != "/info/description" && !strings.HasPrefix(d, "/servers/") {
+			// A description with contract notes: its plain words, the notes folded.
+			got, _ := differ[d][0].(string)
+			orig, _ := differ[d][1].(string)
+			lead, notes := spec.SplitNotes(orig)
+			if want := lead + "\n\n<details class=\"contract-notes\">\n<summary>Contract notes</summary>\n\n" + notes + "\n\n</details>\n"; notes == "" || got != want {
+				t.Errorf("the docs' description at %s is %q, want the contract's plain words, its notes folded: %q", d, got, want)
+			}
+			folded++
+			continue
+		}
 		if !strings.HasPrefix(d, "/servers/") && !docsIDFields[last] && last != "example" && d != "/info/description" {
 			t.Errorf("the docs' contract differs from the contract at %s", d)
 		}
+	}
+	if folded < 100 {
+		t.Errorf("%d descriptions have their contract notes folded, want every one that has notes", folded)
 	}
 	// The description opens with the introduction, and keeps the
 	// contract's own, whole, folded below it.

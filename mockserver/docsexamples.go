@@ -27,7 +27,9 @@ import (
 //     numbered per account, so no single id exists in every account;
 //   - the page opens with a plain introduction for app developers (what the
 //     API is, the key, where to start: docs/intro.md), the contract's own
-//     description (its marks, its seed clauses) folded below it.
+//     description (its marks, its seed clauses) folded below it; every other
+//     description opens with its plain words, its contract notes folded
+//     (docsnotes.go).
 //
 // GET /openapi.yaml and /openapi.json stay the contract as written.
 
@@ -150,6 +152,7 @@ func buildDocsTemplate(raw []byte) (docsTemplate, error) {
 		return docsTemplate{}, fmt.Errorf("contract: not one mapping")
 	}
 	root := doc.Content[0]
+	foldNotes(root)
 	if err := introduce(root); err != nil {
 		return docsTemplate{}, err
 	}

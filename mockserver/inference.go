@@ -123,7 +123,7 @@ func (s *Server) answer(c *call) (any, *answerStream, error) {
 	}
 	st := &answerStream{
 		text: reply.Text, ends: make([]uint32, len(reply.Tokens)), sources: reply.Sources, passages: len(reply.Passages),
-		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start,
+		conversationID: reply.ConversationID, threadID: reply.ThreadID, meta: metaJSON, fault: fault, start: start, pace: c.pace,
 		account: c.account, answerID: reply.AnswerID,
 	}
 	end := 0
@@ -156,6 +156,7 @@ type answerStream struct {
 	conversationID, threadID string
 	meta                     json.RawMessage
 	fault                    string
+	pace                     *streamPace // an override's token pace; nil: --token-interval
 	start                    time.Time
 	// account and answerID name the conversation message that waits for
 	// the text this stream sends (D-30); answerID is "" without one.
@@ -164,12 +165,13 @@ type answerStream struct {
 }
 
 // settle stores in the conversation the answer text of the first sent
-// tokens, once: called where the stream ends, before the client can see the
-// end (done, an error chunk, a cut, a stall), and deferred for every other
-// way out (the client left, shutdown).
-func (st *answerStream) settle(sent int) {
+// tokens, once, and waits until that is on disk (with --state): called
+// where the stream ends, before the client can see the end (done, an error
+// chunk, a cut, a stall), and deferred for every other way out (the client
+// left, shutdown).
+func (s *Server) settle(st *answerStream, sent int) error {
 	if st.answerID == "" {
-		return
+		return nil
 	}
 	text := ""
 	if sent > 0 {
@@ -177,6 +179,7 @@ func (st *answerStream) settle(sent int) {
 	}
 	st.account.SettleAnswer(st.conversationID, st.answerID, text)
 	st.answerID = ""
+	return s.durable()
 }
 
 func (st *answerStream) token(i int) string {
@@ -188,7 +191,7 @@ func (st *answerStream) token(i int) string {
 }
 
 // stream writes the answer as Server-Sent Events, token by token, paced by
-// TokenInterval. It returns as soon as the client leaves or the server shuts
+// TokenInterval or the pace an override set. It returns as soon as the client leaves or the server shuts
 // down: nothing keeps running for a gone client. It parks in its own frame
 // (one timer, reset per token), never in a deeper call, to keep the parked
 // stack small.
@@ -205,7 +208,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 	w.WriteHeader(http.StatusOK)
 	ev := events{w: w, rc: http.NewResponseController(w)}
 	sent := 0 // token chunks written
-	defer func() { st.settle(sent) }()
+	defer func() { _ = s.settle(st, sent) }()
 
 	if !ev.send(&chunk{Type: "status", Content: "retrieving"}) {
 		return
@@ -214,24 +217,31 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		return
 	}
 	st.sources = nil
-	interval := s.cfg.TokenInterval
-	var pace *time.Timer
-	if interval > 0 {
-		pace = time.NewTimer(interval)
-		defer pace.Stop()
-	}
+	// The pause before each token: --token-interval, or an override's pace.
+	var timer waitTimer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	n, half := len(st.ends), len(st.ends)/2
 	for i := range n {
-		if pace == nil {
+		d := s.cfg.TokenInterval
+		if st.pace != nil {
+			d = st.pace.next()
+		}
+		if d <= 0 {
 			if ctxDone(ctx) {
 				return
 			}
 		} else {
-			if i > 0 {
-				pace.Reset(interval)
+			if timer == nil {
+				timer = s.timers.newTimer(d)
+			} else {
+				timer.Reset(d)
 			}
 			select {
-			case <-pace.C:
+			case <-timer.C():
 			case <-ctx.Done():
 				return
 			case <-s.shutdown:
@@ -242,11 +252,11 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		if i == half && i > 0 {
 			switch st.fault {
 			case faultCut:
-				st.settle(sent)
+				_ = s.settle(st, sent)
 				markStreamFault(w, faultCut)
 				panic(http.ErrAbortHandler) // net/http drops the connection
 			case faultError:
-				st.settle(sent)
+				_ = s.settle(st, sent)
 				markStreamFault(w, faultError)
 				ev.send(&chunk{Type: "error", Message: "generation failed (injected by X-Mock-Stream-Fault)"})
 				ev.done()
@@ -258,7 +268,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		}
 		sent++
 		if st.fault == faultStall {
-			st.settle(sent) // what the client has while the stream hangs
+			_ = s.settle(st, sent) // what the client has while the stream hangs
 			markStreamFault(w, faultStall)
 			select {
 			case <-ctx.Done():
@@ -268,7 +278,12 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 			return
 		}
 	}
-	st.settle(sent)
+	if err := s.settle(st, sent); err != nil {
+		// The answer is not kept: the stream does not end as if it were.
+		ev.send(&chunk{Type: "error", Message: "the answer could not be saved to the state file"})
+		ev.done()
+		return
+	}
 	tokens, latency := n, time.Since(st.start).Milliseconds()
 	if !ev.send(&chunk{Type: "done", ConversationID: st.conversationID, ThreadID: st.threadID,
 		TokensUsed: &tokens, LatencyMS: &latency, Metadata: st.meta}) {

@@ -33,6 +33,7 @@ type accountJournal struct {
 	entries []*journalEntry
 	head, n int
 	bytes   int
+	budget  int // bytes kept at most (journalBudget unless setBudget said)
 }
 
 // at is the i-th oldest entry.
@@ -68,6 +69,9 @@ type journalEntry struct {
 	// Preflight marks a CORS preflight (OPTIONS, no key) recorded with the
 	// call it prepared (preflight.go).
 	Preflight bool `json:"preflight,omitempty"`
+	// Orphan marks a preflight no call followed: a probable CORS failure
+	// (preflight.go).
+	Orphan *journalOrphan `json:"orphan,omitempty"`
 
 	// What curlCommand needs beyond the exported fields, kept so that the
 	// command is built only when someone reads the journal.
@@ -75,6 +79,7 @@ type journalEntry struct {
 	tls       bool
 	multipart []journalPart // nil unless the body was multipart/form-data
 	bytes     int           // size(), computed once when added
+	orphanWhy string        // a preflight's probable reason, should no call follow
 }
 
 type journalMessage struct {
@@ -123,17 +128,31 @@ func (e *journalEntry) size() int {
 	return n
 }
 
-func (j *journal) add(account string, e *journalEntry) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
+// of returns the account's journal, creating it; j.mu is held.
+func (j *journal) of(account string) *accountJournal {
 	if j.accounts == nil {
 		j.accounts = map[string]*accountJournal{}
 	}
 	a := j.accounts[account]
 	if a == nil {
-		a = &accountJournal{}
+		a = &accountJournal{budget: journalBudget}
 		j.accounts[account] = a
 	}
+	return a
+}
+
+// setBudget bounds the bytes the account's journal keeps (accounts opened
+// on demand keep less: there may be many of them).
+func (j *journal) setBudget(account string, bytes int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.of(account).budget = bytes
+}
+
+func (j *journal) add(account string, e *journalEntry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	a := j.of(account)
 	a.seq++
 	e.ID = a.seq
 	e.bytes = e.size()
@@ -146,7 +165,7 @@ func (j *journal) add(account string, e *journalEntry) {
 	a.entries[(a.head+a.n)%len(a.entries)] = e
 	a.n++
 	a.bytes += e.bytes
-	for a.n > 1 && a.bytes > journalBudget {
+	for a.n > 1 && a.bytes > a.budget {
 		a.dropOldest()
 	}
 }

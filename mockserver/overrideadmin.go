@@ -61,7 +61,8 @@ func (s *Server) overridesAdmin(w http.ResponseWriter, r *http.Request, account 
 // overridden applies the first of the account's overrides that matches a
 // routed, validated request. done reports that the answer was written (or
 // that err is the answer); otherwise the request goes on to its handler,
-// after a delay or with a stream fault the rule asked for.
+// with a stream fault or a pace the rule asked for. A delay the rule has is
+// waited first, whatever it answers.
 func (s *Server) overridden(c *call, account string) (done bool, err error) {
 	q := c.r.URL.Query()
 	var decoded map[string]any
@@ -81,8 +82,22 @@ func (s *Server) overridden(c *call, account string) (done bool, err error) {
 		return false, nil
 	}
 	c.w.Header().Set("X-Mock-Override", strconv.FormatInt(o.ID, 10))
+	jo := &journalOverride{ID: o.ID, Kind: o.kind, Use: use}
 	if jw := journalWriterOf(c.w); jw != nil {
-		jw.override = &journalOverride{ID: o.ID, Kind: o.kind, Use: use}
+		jw.override = jo
+	}
+	if !o.delay.isZero() {
+		// The wait of this use of this override: the same in every run
+		// with the same seed.
+		d := o.delay.pick(s.jitter.fraction(account, "override", uint64(o.ID), uint64(use)))
+		ms := float64(d.Microseconds()) / 1000
+		jo.DelayMS = &ms
+		if err := s.sleep(c.r, d); err != nil {
+			return false, err
+		}
+	}
+	if !o.pace.isZero() || o.kind == kindPace {
+		c.pace = &streamPace{spec: o.pace, rng: s.jitter.source(account, "pace", uint64(o.ID), uint64(use))}
 	}
 	switch o.kind {
 	case kindStatus:
@@ -104,8 +119,6 @@ func (s *Server) overridden(c *call, account string) (done bool, err error) {
 		c.in.finish(c.w, c.r)
 		apierr.WriteJSON(c.w, http.StatusOK, jsonContent(c.op).Examples[o.Respond.Example].Value.Value)
 		return true, nil
-	case kindDelay:
-		return false, s.sleep(c.r, o.delay)
 	case kindFault:
 		c.fault = o.Respond.StreamFault
 	}
@@ -115,8 +128,11 @@ func (s *Server) overridden(c *call, account string) (done bool, err error) {
 // journalOverride marks a journal entry an override acted on.
 type journalOverride struct {
 	ID   int64  `json:"id"`
-	Kind string `json:"kind"` // status, data, example, delay or stream_fault
+	Kind string `json:"kind"` // status, data, example, delay, stream_fault or pace
 	// Use is which use of the override this call took (1 for the first):
 	// the journal tells which call spent each one.
 	Use int64 `json:"use"`
+	// DelayMS is the wait this use drew from the override's delay, when it
+	// has one.
+	DelayMS *float64 `json:"delay_ms,omitempty"`
 }

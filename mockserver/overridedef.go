@@ -157,8 +157,10 @@ func canonicalHeaders(m *overrideMatch) error {
 	return nil
 }
 
-// checkRespond checks that respond is exactly one answer the operation can
-// give, and records its kind.
+// checkRespond checks that respond is one answer the operation can give —
+// at most one of a status, data, an example and a stream fault, with or
+// without a delay before it and, for a stream, a pace of its own — and
+// records its kind.
 func (s *Server) checkRespond(o *overrideRule, op *openapi3.Operation) error {
 	rs := &o.Respond
 	var kinds []string
@@ -170,18 +172,43 @@ func (s *Server) checkRespond(o *overrideRule, op *openapi3.Operation) error {
 	if rs.Example != "" {
 		kinds = append(kinds, kindExample)
 	}
-	if rs.Delay != "" {
-		kinds = append(kinds, kindDelay)
-	}
 	if rs.StreamFault != "" {
 		kinds = append(kinds, kindFault)
 	}
-	if len(kinds) != 1 {
-		return apierr.New(apierr.Invalid, `respond: exactly one of {"status": 503}, {"status": 200, "data": ...}, {"example": NAME}, {"delay": "2s"}, {"stream_fault": "stall|cut|error"} (got %d)`, len(kinds))
+	switch {
+	case len(kinds) > 1:
+		return apierr.New(apierr.Invalid, `respond: at most one of {"status": 503}, {"status": 200, "data": ...}, {"example": NAME}, {"stream_fault": "stall|cut|error"}, each with a "delay" if you like (got %s)`, strings.Join(kinds, ", "))
+	case len(kinds) == 1:
+		o.kind = kinds[0]
+	case rs.Delay != nil:
+		o.kind = kindDelay
+	case rs.TokenInterval != nil:
+		o.kind = kindPace
+	default:
+		return apierr.New(apierr.Invalid, `respond: one of {"status": 503}, {"status": 200, "data": ...}, {"example": NAME}, {"delay": "2s"}, {"stream_fault": "stall|cut|error"}, {"token_interval": "80ms"}`)
 	}
-	o.kind = kinds[0]
 	if (rs.Unchecked && o.kind != kindData) || (rs.Message != "" && o.kind != kindStatus) {
 		return apierr.New(apierr.Invalid, "respond: unchecked goes with data, message with an error status")
+	}
+	if rs.Delay != nil {
+		d, err := parseDelayJSON(rs.Delay)
+		if err == nil && d.isZero() {
+			err = errors.New("above 0")
+		}
+		if err != nil {
+			return apierr.New(apierr.Invalid, "respond.delay: %v (a duration such as 250ms, or a range such as {\"min\": \"100ms\", \"max\": \"900ms\"}, at most %s)", err, MaxDelay)
+		}
+		o.delay = d
+	}
+	if rs.TokenInterval != nil {
+		if !isStream(op) || (o.kind != kindFault && o.kind != kindDelay && o.kind != kindPace) {
+			return apierr.New(apierr.Invalid, "respond.token_interval: paces an event stream (%s answers none here); it goes alone, with a delay or with a stream fault", op.OperationID)
+		}
+		d, err := parseDelayJSON(rs.TokenInterval)
+		if err != nil {
+			return apierr.New(apierr.Invalid, "respond.token_interval: %v", err)
+		}
+		o.pace = d
 	}
 	o.Documented = true
 	switch o.kind {
@@ -208,12 +235,6 @@ func (s *Server) checkRespond(o *overrideRule, op *openapi3.Operation) error {
 		if media := jsonContent(op); media == nil || media.Examples[rs.Example] == nil || media.Examples[rs.Example].Value == nil {
 			return apierr.New(apierr.Invalid, "respond.example %q is not an example of %s (examples: %s)", textcut.Shorten(rs.Example, 40), op.OperationID, strings.Join(exampleNames(jsonContent(op)), ", "))
 		}
-	case kindDelay:
-		d, err := parseDelay(rs.Delay)
-		if err != nil || d <= 0 {
-			return apierr.New(apierr.Invalid, "respond.delay: a duration such as 250ms or 2s, above 0 and at most %s", MaxDelay)
-		}
-		o.delay = d
 	case kindFault:
 		rs.StreamFault = strings.ToLower(rs.StreamFault)
 		if !isStream(op) {

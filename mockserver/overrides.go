@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Overrides let an end-to-end test steer the mock from outside the app under
@@ -58,8 +57,9 @@ type overrideRule struct {
 	Used int64 `json:"used"`
 
 	params map[string]string // the concrete path's parameters; nil: any request of the operation
-	kind   string            // one of the overrideKind constants
-	delay  time.Duration     // kind delay
+	kind   string            // one of the override kinds: the answer it gives
+	delay  delaySpec         // a wait before the answer (zero: none)
+	pace   delaySpec         // the pause between streamed tokens (zero: the server's)
 	left   atomic.Int64      // uses left; -1: until removed
 	used   atomic.Int64      // uses taken
 }
@@ -77,13 +77,19 @@ type overrideMatch struct {
 }
 
 type overrideRespond struct {
-	Status      int             `json:"status,omitempty"`
-	Message     string          `json:"message,omitempty"`
-	Data        json.RawMessage `json:"data,omitempty"`
-	Unchecked   bool            `json:"unchecked,omitempty"`
-	Example     string          `json:"example,omitempty"`
-	Delay       string          `json:"delay,omitempty"`
+	Status    int             `json:"status,omitempty"`
+	Message   string          `json:"message,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Unchecked bool            `json:"unchecked,omitempty"`
+	Example   string          `json:"example,omitempty"`
+	// Delay waits before the answer: alone, or before a status, data, an
+	// example or a stream fault.
+	// Delay and TokenInterval are kept as sent ("2s", "100ms..900ms" or
+	// {"min": ..., "max": ...}), to be shown back so.
+	Delay       json.RawMessage `json:"delay,omitempty"`
 	StreamFault string          `json:"stream_fault,omitempty"`
+	// TokenInterval paces this stream's tokens, in place of --token-interval.
+	TokenInterval json.RawMessage `json:"token_interval,omitempty"`
 }
 
 // The kinds of answer an override gives.
@@ -93,6 +99,7 @@ const (
 	kindExample = "example"      // a named example of the operation's 200 answer
 	kindDelay   = "delay"        // a pause, then the usual answer
 	kindFault   = "stream_fault" // the usual stream, broken as X-Mock-Stream-Fault would
+	kindPace    = "pace"         // the usual stream, at a pace of its own
 )
 
 // take uses the rule once, if it has a use left, and returns the number of

@@ -1,11 +1,9 @@
 package mockserver
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +33,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := http.ResponseWriter(rec)
+	if s.persist != nil {
+		dw := &durableWriter{ResponseWriter: rec, s: s}
+		defer dw.finish()
+		out = dw
+	}
 	switch {
 	case r.URL.Path == "/":
 		s.console(out, r)
@@ -85,7 +88,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, account string, aut
 		fail(apierr.New(apierr.NotFound, "No such endpoint: %s %s", r.Method, r.URL.Path))
 		return
 	}
-	if err := s.delay(r); err != nil {
+	if err := s.delay(r, account); err != nil {
 		fail(err)
 		return
 	}
@@ -134,18 +137,25 @@ func (s *Server) accessLog(r *http.Request, status int, start time.Time) {
 	_ = h.Handle(r.Context(), rec)
 }
 
-// delay sleeps for --latency plus the X-Mock-Delay header, ending early when
+// delay waits --latency plus the X-Mock-Delay header, each a duration or a
+// range drawn for the account's next call (latency.go), ending early when
 // the client leaves.
-func (s *Server) delay(r *http.Request) error {
-	d := s.cfg.Latency
+func (s *Server) delay(r *http.Request, account string) error {
+	d := s.latency
 	if h := r.Header.Get("X-Mock-Delay"); h != "" {
-		extra, err := parseDelay(h)
+		extra, err := parseDelaySpec(h)
 		if err != nil {
 			return apierr.New(apierr.BadRequest, "X-Mock-Delay: %v", err)
 		}
-		d += extra
+		d = d.plus(extra)
 	}
-	return s.sleep(r, d)
+	if d.isZero() {
+		return nil
+	}
+	if d.min == d.max {
+		return s.sleep(r, d.min)
+	}
+	return s.sleep(r, d.pick(s.jitter.fraction(account, "latency", s.jitter.next(account))))
 }
 
 // sleep waits d, ending early when the client leaves or the server shuts
@@ -154,32 +164,16 @@ func (s *Server) sleep(r *http.Request, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
+	t := s.timers.newTimer(d)
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-t.C():
 		return nil
 	case <-r.Context().Done():
 		return r.Context().Err()
 	case <-s.shutdown:
 		return apierr.New(apierr.Internal, "server is shutting down")
 	}
-}
-
-// parseDelay reads "250ms", "2s" or a bare number of milliseconds.
-func parseDelay(h string) (time.Duration, error) {
-	d, err := time.ParseDuration(h)
-	if err != nil {
-		ms, err2 := strconv.Atoi(h)
-		if err2 != nil {
-			return 0, errors.New("expected a duration such as 250ms or 2s")
-		}
-		d = time.Duration(ms) * time.Millisecond
-	}
-	if d < 0 || d > MaxDelay {
-		return 0, fmt.Errorf("must be within 0..%s", MaxDelay)
-	}
-	return d, nil
 }
 
 type statusRecorder struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/mockserver/apierr"
+	"contractkit/spec"
 
 	"contractkit/internal/textcut"
 )
@@ -129,8 +130,10 @@ func exampleMessage(resp *openapi3.Response) string {
 			}
 		}
 	}
-	if resp.Description != nil && *resp.Description != "" {
-		return *resp.Description
+	if resp.Description != nil {
+		if lead, _ := spec.SplitNotes(*resp.Description); lead != "" {
+			return lead // its plain words: the contract's notes are no answer's
+		}
 	}
 	return "Error"
 }

@@ -12,18 +12,13 @@
 package mockserver
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"contractkit/fixtures"
-	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/lifecycle"
 	"contractkit/mockserver/retrieval"
 	"contractkit/mockserver/store"
@@ -40,10 +35,24 @@ type Config struct {
 	TrainDuration time.Duration
 	// EvalDuration is how long a started evaluation runs.
 	EvalDuration time.Duration
-	// Fixtures preload every account (and every reset); nil preloads nothing.
+	// Fixtures preload every account (and every reset) no FixtureRules
+	// pattern matches; nil preloads nothing.
 	Fixtures *fixtures.Bundle
-	// Latency is added to every /api/v1 answer.
+	// FixtureRules give the keys a pattern matches, configured or open,
+	// their own preload (nil: none); the first rule that matches wins.
+	FixtureRules []FixtureRule
+	// OpenKeys are key patterns (globs: `*` any run, `?` one byte): a key
+	// not in Keys that matches one opens an account of its own on first
+	// use (accounts.go).
+	OpenKeys []string
+	// MaxOpenAccounts bounds the accounts OpenKeys opens (0:
+	// DefaultMaxOpenAccounts); a new key past it is refused 401.
+	MaxOpenAccounts int
+	// Latency is added to every /api/v1 answer: a fixed delay, or with
+	// LatencyMax above it a range, drawn per call (seeded by Seed).
 	Latency time.Duration
+	// LatencyMax is the upper bound of the latency range (0: Latency alone).
+	LatencyMax time.Duration
 	// ErrorRate is the share (0..1) of /api/v1 requests answered with a 500.
 	ErrorRate float64
 	// RateLimit is requests per second per key (0: unlimited).
@@ -54,14 +63,15 @@ type Config struct {
 	Clock lifecycle.Clock
 	// Logger receives one line per request; keys are never logged.
 	Logger *slog.Logger
-	// StateFile, when set, keeps every account across restarts: New restores
-	// it (a missing file is an empty start; accounts it holds are not
-	// preloaded), changes are written to it after SaveDelay, and Close
-	// writes it a last time.
+	// StateFile, when set, keeps every account across restarts and crashes:
+	// New restores it and its log (a missing file is an empty start;
+	// accounts it holds are not preloaded), every change is in the log on
+	// disk before it is answered (persist.go), and Close folds the log into
+	// the file a last time.
 	StateFile string
-	// SaveDelay is how long after a change the state file is written (0:
-	// DefaultSaveDelay).
-	SaveDelay time.Duration
+	// CompactBytes is the state log's size past which it is folded into the
+	// state file (0: DefaultCompactBytes); the file's own size raises it.
+	CompactBytes int64
 	// MaxUploadBytes bounds a multipart request body (0: the contract's, D-15).
 	MaxUploadBytes int64
 	// ExtractBudget is the work one uploaded file's text extraction may
@@ -69,7 +79,8 @@ type Config struct {
 	ExtractBudget time.Duration
 }
 
-// MaxDelay bounds the X-Mock-Delay control, the mock's own (README).
+// MaxDelay bounds every delay: --latency, X-Mock-Delay, an override's
+// delay and stream pace, each bound of a range (README).
 const MaxDelay = 60 * time.Second
 
 // Server is the mock. It is an http.Handler; create it with New.
@@ -79,11 +90,17 @@ type Server struct {
 	store    *store.Store
 	log      *slog.Logger
 	keys     []keyEntry
+	open     *openAccounts // nil without Config.OpenKeys
+	// fixtureRules are Config.FixtureRules compiled.
+	fixtureRules []fixtureRule
+	infoMu       sync.RWMutex // guards info
+	// info is what the server keeps of each account beyond its data.
+	info     map[string]accountInfo
 	limiter  *limiter
 	handlers map[string]handler
 	defaults requestDefaults // what the contract fills in (defaults.go)
 	bounds   requestBounds   // what the contract bounds that handlers check (bounds.go)
-	saver    *saver          // nil without a state file
+	persist  *persister      // nil without a state file
 	journal  journal         // the /api/v1 calls of each account (journal.go)
 	// preflights wait for the call they prepare, to join its journal (preflight.go).
 	preflights preflights
@@ -92,6 +109,11 @@ type Server struct {
 
 	randMu sync.Mutex // guards rng
 	rng    *rand.Rand
+	// latency is --latency as a range; jitter draws delays within ranges,
+	// timers make what the mock waits on (latency.go).
+	latency delaySpec
+	jitter  jitter
+	timers  timerSource
 
 	// shutdown is closed when the server begins shutting down, so open
 	// streams end cleanly instead of holding the process.
@@ -99,16 +121,12 @@ type Server struct {
 	shutdownOnce sync.Once
 }
 
-type keyEntry struct {
-	digest  [32]byte
-	account string
-}
-
 // DevKey is the key used when none is configured.
 const DevKey = "dev-key-change-me"
 
-// New builds a server; it preloads every account with cfg.Fixtures, except
-// those restored from cfg.StateFile. With a state file, call Close when done.
+// New builds a server; it preloads the account of every configured key
+// with its fixtures, except those restored from cfg.StateFile (an account
+// an open key opens is preloaded on its first request). With a state file, call Close when done.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.Keys) == 0 {
 		cfg.Keys = []string{DevKey}
@@ -122,10 +140,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ErrorRate < 0 || cfg.ErrorRate > 1 {
 		return nil, fmt.Errorf("error rate %v: must be within 0..1", cfg.ErrorRate)
 	}
+	latency := delaySpec{cfg.Latency, max(cfg.Latency, cfg.LatencyMax)}
+	if cfg.Latency < 0 || latency.max > MaxDelay {
+		return nil, fmt.Errorf("latency %s: must be within 0..%s", latency, MaxDelay)
+	}
 	contract := spec.Strict()
 	bounds, err := readBounds(contract)
 	if err != nil {
 		return nil, err
+	}
+	storeCfg := store.Config{
+		Clock: cfg.Clock, TrainDuration: cfg.TrainDuration, EvalDuration: cfg.EvalDuration, Seed: cfg.Seed,
+		Limits:         retrieval.Limits{MaxFileBytes: bounds.limits.MultipartBodyBytes}, // a file may fill a body (D-15)
+		EvaluationName: bounds.evaluationName,
 	}
 	s := &Server{
 		cfg:      cfg,
@@ -135,19 +162,13 @@ func New(cfg Config) (*Server, error) {
 		limiter:  newLimiter(cfg.RateLimit, cfg.Clock),
 		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6d6f636b)),
 		shutdown: make(chan struct{}),
-		store: store.New(store.Config{
-			Clock: cfg.Clock, TrainDuration: cfg.TrainDuration, EvalDuration: cfg.EvalDuration, Seed: cfg.Seed,
-			Limits:         retrieval.Limits{MaxFileBytes: bounds.limits.MultipartBodyBytes}, // a file may fill a body (D-15)
-			EvaluationName: bounds.evaluationName,
-		}),
+		store:    store.New(storeCfg),
+		latency:  latency,
+		jitter:   jitter{seed: cfg.Seed},
+		timers:   realTimers{},
 	}
-	seen := map[string]bool{}
-	for i, k := range cfg.Keys {
-		if k == "" || seen[k] {
-			return nil, fmt.Errorf("api key %d: empty or repeated", i+1)
-		}
-		seen[k] = true
-		s.keys = append(s.keys, keyEntry{digest: sha256.Sum256([]byte(k)), account: fmt.Sprintf("account-%d", i+1)})
+	if err := s.setupAccounts(); err != nil {
+		return nil, err
 	}
 	d, err := readDefaults(s.contract.Kin)
 	if err != nil {
@@ -167,9 +188,12 @@ func New(cfg Config) (*Server, error) {
 		if s.store.Has(k.account) {
 			continue // restored from the state file
 		}
-		if err := s.preload(s.store.Account(k.account)); err != nil {
+		if err := s.preload(k.account, s.store.Account(k.account)); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkOpenFixtures(storeCfg); err != nil {
+		return nil, err
 	}
 	if err := s.startSaving(); err != nil {
 		return nil, err
@@ -185,42 +209,9 @@ func (s *Server) maxUpload() int64 {
 	return s.bounds.limits.MultipartBodyBytes
 }
 
-func (s *Server) preload(a *store.Account) error {
-	if s.cfg.Fixtures == nil {
-		return nil
-	}
-	return a.Preload(*s.cfg.Fixtures)
-}
-
 // Shutdown ends open streams; call it when the http.Server shuts down
 // (http.Server.RegisterOnShutdown(s.Shutdown)).
 func (s *Server) Shutdown() { s.shutdownOnce.Do(func() { close(s.shutdown) }) }
-
-// authenticate maps an Authorization header to an account. Every configured
-// key is compared, in constant time over fixed-length digests, so neither the
-// position of a match nor the key's length shows in the timing.
-func (s *Server) authenticate(r *http.Request) (string, error) {
-	h := r.Header.Get("Authorization")
-	scheme, token, ok := strings.Cut(h, " ")
-	if h == "" {
-		return "", apierr.New(apierr.Unauthorized, "Missing API key: send Authorization: Bearer <API_KEY>")
-	}
-	token = strings.TrimSpace(token)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", apierr.New(apierr.Unauthorized, "Malformed Authorization header: expected Bearer <API_KEY>")
-	}
-	digest := sha256.Sum256([]byte(token))
-	account := ""
-	for _, k := range s.keys {
-		if subtle.ConstantTimeCompare(digest[:], k.digest[:]) == 1 {
-			account = k.account
-		}
-	}
-	if account == "" {
-		return "", apierr.New(apierr.Unauthorized, "Invalid API key")
-	}
-	return account, nil
-}
 
 func (s *Server) chance(p float64) bool {
 	if p <= 0 {

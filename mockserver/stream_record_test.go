@@ -72,6 +72,17 @@ func wantExchange(t *testing.T, c *apiClient, conv, answer string) {
 	}
 }
 
+// untilExchange waits (bounded) until the conversation's last message is
+// answer; wantExchange then says what differs.
+func untilExchange(t *testing.T, c *apiClient, conv, answer string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if msgs := messagesOf(t, c, conv); len(msgs) == 2 && msgs[1].Content == answer {
+			return
+		}
+	}
+}
+
 // conversationsOfAll lists the conversations of every model of the account.
 func (c *apiClient) conversationsOfAll(t *testing.T) []store.ConversationView {
 	t.Helper()
@@ -155,7 +166,10 @@ func TestAStalledStreamStoresWhatWasSent(t *testing.T) {
 			first = ch.Content
 		}
 	}
-	wantExchange(t, c, conv, first) // while it hangs
+	// The mock stores the token right after writing it: the client may
+	// read it a moment before the conversation holds it.
+	untilExchange(t, c, conv, first) // while it hangs
+	wantExchange(t, c, conv, first)
 	cancel()
 	sw.waitReturned(t)
 	wantExchange(t, c, conv, first)

@@ -250,7 +250,7 @@ func rewriteJSONBytes(f func([]byte) []byte) func(x *Exchange) {
 			return
 		}
 		raw := peekBody(x, maxRewrittenBody)
-		if len(raw) == 0 || len(raw) >= maxRewrittenBody {
+		if len(raw) == 0 || int64(len(raw)) >= maxRewrittenBody {
 			return
 		}
 		out := f(raw)
@@ -323,7 +323,7 @@ func rewriteForm(x *Exchange, f func(name string, parts []string) []string) {
 		return
 	}
 	raw := peekBody(x, maxRewrittenBody+1)
-	if len(raw) > maxRewrittenBody {
+	if int64(len(raw)) > maxRewrittenBody {
 		return
 	}
 	type part struct {

@@ -22,9 +22,9 @@ import (
 var opListDatasets = ops("listDatasets")
 
 var latitude = []Mutant{
-	{Name: "valid-rate-limited-one-in-twelve", Area: "variant", Valid: true, Model: true,
-		Breaks: "one API request in twelve is answered 429 with Retry-After: 1 before anything is done (§8.4)",
-		Serve:  oneInTwelve},
+	{Name: "valid-rate-limited-one-in-five", Area: "variant", Valid: true, Model: true,
+		Breaks: "one API request in five is answered 429 with Retry-After: 1 before anything is done (§8.4)",
+		Serve:  oneInFive},
 	{Name: "valid-datasets-newest-first", Area: "variant", Valid: true, Model: true,
 		Breaks: "the dataset list is newest first (its order is not decided)",
 		Answer: onOperation(opListDatasets, jsonAnswer(func(_ *Exchange, _ int, v any) any {
@@ -155,7 +155,7 @@ func rewriteFormField(x *Exchange, field string, f func(string) string) {
 		return
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody+1))
-	if err != nil || len(raw) > maxRewrittenBody {
+	if err != nil || int64(len(raw)) > maxRewrittenBody {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), r.Body))
 		return
 	}
@@ -208,15 +208,15 @@ func asciiJSON(b []byte) []byte {
 	return out.Bytes()
 }
 
-// limited counts the API requests of valid-rate-limited-one-in-twelve (one
+// limited counts the API requests of valid-rate-limited-one-in-five (one
 // mock serves one variant).
 var limited atomic.Int64
 
-// oneInTwelve answers every twelfth API request itself: 429, Retry-After:
+// oneInFive answers every fifth API request itself: 429, Retry-After:
 // 1 and the error envelope, the request not passed on (a refused request
 // did nothing, §8.4).
-func oneInTwelve(x *Exchange, w http.ResponseWriter) bool {
-	if !strings.HasPrefix(x.Client.URL.Path, "/api/") || limited.Add(1)%12 != 0 {
+func oneInFive(x *Exchange, w http.ResponseWriter) bool {
+	if !strings.HasPrefix(x.Client.URL.Path, "/api/") || limited.Add(1)%5 != 0 {
 		return false
 	}
 	w.Header().Set("Content-Type", "application/json")

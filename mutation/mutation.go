@@ -125,8 +125,11 @@ type StreamFilter struct {
 // List returns every mutant and valid variant, sorted by name: the
 // entries the suite must fail or pass. The hostile servers are apart
 // (Hostile).
-func List() []Mutant {
-	return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude, inputMutants, inputVariants, inputLatitude))
+func List() []Mutant { return sorted(listed()) }
+
+// listed is every table of List, unsorted.
+func listed() []Mutant {
+	return slices.Concat(mutants, liberal, explored, modelled, latitude, classed, inputMutants, inputVariants, inputLatitude)
 }
 
 // Hostile returns the hostile servers, sorted by name. The runner runs
@@ -138,7 +141,7 @@ func Hostile() []Mutant { return sorted(slices.Clone(hostiles)) }
 // Catalog returns every entry --break serves, hostile ones included,
 // sorted by name (mockserver --list-mutants).
 func Catalog() []Mutant {
-	return sorted(slices.Concat(mutants, liberal, explored, modelled, latitude, inputMutants, inputVariants, inputLatitude, hostiles))
+	return sorted(append(listed(), hostiles...))
 }
 
 func sorted(out []Mutant) []Mutant {

@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"bytes"
+	"contractkit/spec"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,9 +116,10 @@ func decode(b []byte) (any, bool) {
 
 // ---- request rewriters ----
 
-// maxRewrittenBody bounds the request bodies a rewriter reads; a larger
-// body passes unchanged (the mock refuses it anyway).
-const maxRewrittenBody = 1 << 20
+// maxRewrittenBody bounds the JSON request bodies a rewriter reads: the
+// contract's JSON body bound (D-15, x-request-limits). A larger body passes
+// unchanged, and the mock behind refuses it with 413 as the contract says.
+var maxRewrittenBody = spec.RequestLimits().JSONBodyBytes
 
 // jsonRequest lets f change the JSON object body of requests to the
 // operations of s (nil: every request). f reports whether it changed
@@ -132,7 +134,7 @@ func jsonRequest(s opSet, f func(x *Exchange, body map[string]any) bool) func(x 
 		raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody+1))
 		rest := r.Body
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), rest)) // unchanged unless rewritten below
-		if err != nil || len(raw) > maxRewrittenBody {
+		if err != nil || int64(len(raw)) > maxRewrittenBody {
 			return
 		}
 		v, ok := decode(raw)

@@ -60,22 +60,3 @@ func TestAnswerOverABoundIsCutWithItsReason(t *testing.T) {
 		})
 	}
 }
-
-func TestBoundFlags(t *testing.T) {
-	env := map[string]string{"CONFORMANCE_PROXY_TARGET": "http://127.0.0.1:9", "CONFORMANCE_PROXY_STREAM_IDLE": "5s", "CONFORMANCE_PROXY_MAX_ANSWER": "4"}
-	o, err := ParseFlags([]string{"--stream-duration", "1m", "--answer-timeout", "7s"}, func(k string) string { return env[k] }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (Bounds{Answer: 4 << 20, StreamIdle: 5 * time.Second, StreamDuration: time.Minute, AnswerTimeout: 7 * time.Second}); o.Bounds != want {
-		t.Errorf("bounds got %+v, want %+v", o.Bounds, want)
-	}
-	if o, _ := ParseFlags([]string{"--target", "http://x"}, func(string) string { return "" }, io.Discard); o.Bounds != DefaultBounds {
-		t.Errorf("default bounds got %+v, want %+v", o.Bounds, DefaultBounds)
-	}
-	for _, bad := range [][]string{{"--max-answer", "0"}, {"--stream-idle", "0s"}, {"--answer-timeout", "-1s"}} {
-		if _, err := ParseFlags(append([]string{"--target", "http://x"}, bad...), func(string) string { return "" }, io.Discard); err == nil {
-			t.Errorf("%q: no usage error", bad)
-		}
-	}
-}

@@ -2,36 +2,43 @@ package proxy
 
 import (
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// The proxy and the recorder judge and write with the light layers (exchange,
-// judge, report, client) and never link the suite's test frameworks: no
-// Ginkgo DSL or machinery (its report types and writers excepted), no
-// Gomega, rapid, gofakeit or testing. The judging layers link no Ginkgo at
-// all.
+// The light layers (exchange, judge, bound, report, the suite's client),
+// the proxy's core, its command and the recorder never link the suite's
+// test frameworks: no Ginkgo package at all, no Gomega, rapid, gofakeit or
+// testing, and nothing of golang.org/x/tools. Nothing is exempt. The
+// proxy's core links less still: no recorder (the mock's text extraction
+// and a PDF library come with it), no flag parsing; and a program of the
+// core alone links no coverage recorder either.
 
-// forbiddenFor says whether a package may not be linked; light are the
-// judging layers, which may not link Ginkgo's report packages either.
-func forbiddenFor(light bool) func(pkg string) bool {
-	return func(p string) bool {
-		switch {
-		case p == "testing" || strings.HasPrefix(p, "testing/"),
-			strings.HasPrefix(p, "github.com/onsi/gomega"),
-			strings.HasPrefix(p, "pgregory.net/rapid"),
-			strings.HasPrefix(p, "github.com/brianvoe/gofakeit"):
+// forbidden says whether a package may not be linked by any of them.
+func forbidden(p string) bool {
+	for _, prefix := range []string{"github.com/onsi/", "golang.org/x/tools/", "github.com/brianvoe/gofakeit", "pgregory.net/rapid"} {
+		if strings.HasPrefix(p, prefix) {
 			return true
-		case light:
-			return strings.HasPrefix(p, "github.com/onsi/ginkgo")
-		case p == "github.com/onsi/ginkgo/v2":
-			return true // the DSL
-		case strings.HasPrefix(p, "github.com/onsi/ginkgo/v2/internal"):
-			return p != "github.com/onsi/ginkgo/v2/internal/reporters" // what the report writers pull in
 		}
-		return false
 	}
+	return p == "testing" || strings.HasPrefix(p, "testing/")
+}
+
+// forbiddenInCore adds what the proxy's core may not link: the recorder
+// and what it brings (the mock's text extraction, the PDF library), the
+// command line.
+func forbiddenInCore(p string) bool {
+	switch {
+	case forbidden(p),
+		p == "flag", p == "contractkit/internal/envflag",
+		p == "contractkit/recording", strings.HasPrefix(p, "contractkit/mockserver"),
+		strings.HasPrefix(p, "github.com/ledongthuc/pdf"),
+		p == "contractkit/proxy/proxycmd":
+		return true
+	}
+	return false
 }
 
 // importGraph reads `go list -deps` of pkg: every package it links and
@@ -102,28 +109,68 @@ func violations(order []string, imports map[string][]string, root string, forbid
 	return out
 }
 
-func TestTheProxyAndTheRecorderLinkNoTestFramework(t *testing.T) {
+func TestTheLightLayersAndTheProxyLinkNoTestFramework(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool to list the dependencies with")
 	}
 	for _, c := range []struct {
-		pkg   string
-		light bool
+		pkg       string
+		forbidden func(string) bool
 	}{
-		{"contractkit/proxy", false},
-		{"contractkit/recording", false},
-		{"contractkit/judge", true},
-		{"contractkit/exchange", true},
-		{"contractkit/conformance/client", true},
+		{"contractkit/exchange", forbidden},
+		{"contractkit/judge", forbidden},
+		{"contractkit/bound", forbidden},
+		{"contractkit/report", forbidden},
+		{"contractkit/conformance/client", forbidden},
+		{"contractkit/proxy", forbiddenInCore},
+		{"contractkit/proxy/internal/corebin", forbiddenInCore},
+		{"contractkit/proxy/proxycmd", forbidden},
+		{"contractkit/recording", forbidden},
 	} {
 		order, imports := importGraph(t, goTool, c.pkg)
 		if len(order) < 10 || !slices.Contains(order, c.pkg) {
 			t.Fatalf("go list -deps %s named %d packages", c.pkg, len(order))
 		}
-		for _, v := range violations(order, imports, c.pkg, forbiddenFor(c.light)) {
+		for _, v := range violations(order, imports, c.pkg, c.forbidden) {
 			t.Errorf("%s links %s", c.pkg, v)
 		}
+	}
+}
+
+// A program of the proxy's core alone (proxy/internal/corebin) links no
+// code of the coverage recorder, the recorder or the flag package: its
+// binary's symbols say so, where a package list cannot (package report
+// names the coverage's Report type, in the package of its Recorder).
+func TestTheCoreProgramLinksNoRecorder(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build with")
+	}
+	bin := filepath.Join(t.TempDir(), "corebin")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "contractkit/proxy/internal/corebin").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(goTool, "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	proxyCode := false
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		sym := f[len(f)-1]
+		proxyCode = proxyCode || strings.HasPrefix(sym, "contractkit/proxy.(*Proxy).ServeHTTP")
+		for _, banned := range []string{"contractkit/coverage.(*Recorder)", "contractkit/recording.", "contractkit/mockserver", "flag.", "github.com/onsi/", "github.com/ledongthuc/pdf."} {
+			if strings.HasPrefix(sym, banned) {
+				t.Errorf("the core's program links %s", sym)
+			}
+		}
+	}
+	if !proxyCode {
+		t.Fatal("no proxy code in the core's program: the symbols were not read")
 	}
 }
 
@@ -131,31 +178,37 @@ func TestTheProxyAndTheRecorderLinkNoTestFramework(t *testing.T) {
 // brings it in and the package of ours to change.
 func TestDependencyViolationsNameTheChain(t *testing.T) {
 	imports := map[string][]string{
-		"contractkit/proxy":                {"contractkit/judge", "fmt"},
-		"contractkit/judge":                {"contractkit/conformance/explore", "fmt"},
-		"contractkit/conformance/explore":  {"pgregory.net/rapid"},
-		"pgregory.net/rapid":               {"testing"},
-		"github.com/onsi/ginkgo/v2/types":  nil,
-		"github.com/onsi/ginkgo/v2/config": nil,
+		"contractkit/proxy":               {"contractkit/judge", "contractkit/report", "fmt"},
+		"contractkit/judge":               {"contractkit/conformance/explore", "fmt"},
+		"contractkit/conformance/explore": {"pgregory.net/rapid"},
+		"pgregory.net/rapid":              {"testing"},
+		"contractkit/report":              {"github.com/onsi/ginkgo/v2/types"},
+		"github.com/onsi/ginkgo/v2/types": nil,
 	}
-	order := []string{"fmt", "testing", "pgregory.net/rapid", "contractkit/conformance/explore", "contractkit/judge", "contractkit/proxy", "github.com/onsi/ginkgo/v2/types"}
-	got := violations(order, imports, "contractkit/proxy", forbiddenFor(false))
+	order := []string{"fmt", "testing", "pgregory.net/rapid", "contractkit/conformance/explore", "contractkit/judge",
+		"github.com/onsi/ginkgo/v2/types", "contractkit/report", "contractkit/proxy"}
+	got := violations(order, imports, "contractkit/proxy", forbidden)
 	want := []string{
 		"testing (brought in by contractkit/conformance/explore: contractkit/proxy → contractkit/judge → contractkit/conformance/explore → pgregory.net/rapid → testing)",
 		"pgregory.net/rapid (brought in by contractkit/conformance/explore: contractkit/proxy → contractkit/judge → contractkit/conformance/explore → pgregory.net/rapid)",
+		"github.com/onsi/ginkgo/v2/types (brought in by contractkit/report: contractkit/proxy → contractkit/report → github.com/onsi/ginkgo/v2/types)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for p, want := range map[string]bool{
-		"github.com/onsi/ginkgo/v2": true, "github.com/onsi/ginkgo/v2/internal": true, "github.com/onsi/ginkgo/v2/internal/reporters": false,
-		"github.com/onsi/ginkgo/v2/types": false, "github.com/onsi/gomega/types": true, "github.com/brianvoe/gofakeit/v7": true, "testing/fstest": true,
+		"github.com/onsi/ginkgo/v2": true, "github.com/onsi/ginkgo/v2/internal/reporters": true, "github.com/onsi/ginkgo/v2/types": true,
+		"golang.org/x/tools/go/packages": true, "golang.org/x/text/language": false, "github.com/onsi/gomega/types": true,
+		"github.com/brianvoe/gofakeit/v7": true, "testing/fstest": true, "flag": false, "contractkit/coverage": false,
 	} {
-		if got := forbiddenFor(false)(p); got != want {
+		if got := forbidden(p); got != want {
 			t.Errorf("forbidden(%s) = %v, want %v", p, got, want)
 		}
 	}
-	if !forbiddenFor(true)("github.com/onsi/ginkgo/v2/types") {
-		t.Error("the judging layers may link no Ginkgo package")
+	for p, want := range map[string]bool{"flag": true, "contractkit/recording": true, "github.com/ledongthuc/pdf": true,
+		"contractkit/mockserver/retrieval": true, "contractkit/report": false, "contractkit/coverage": false} {
+		if got := forbiddenInCore(p); got != want {
+			t.Errorf("forbiddenInCore(%s) = %v, want %v", p, got, want)
+		}
 	}
 }

@@ -186,6 +186,14 @@ func (l *Log) Counts() (declared, decided, client int) {
 	return l.counts[Declared], l.counts[Decided], l.counts[ClientFault]
 }
 
+// Seen returns how many operations the exchanges named, and how many
+// requests matched no operation of the contract.
+func (l *Log) Seen() (operations, outside int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.ops), l.outside
+}
+
 // snapshot copies the per-operation logs, sorted by area then operation.
 func (l *Log) snapshot() (ops []opLog, outside int) {
 	l.mu.Lock()

@@ -1,6 +1,9 @@
 package proxy
 
-import "contractkit/exchange"
+import (
+	"contractkit/exchange"
+	"contractkit/judge"
+)
 
 // The seam for what else watches the traffic: contract coverage and the
 // recording of fixtures get every finished exchange, and every stream
@@ -21,6 +24,9 @@ type Exchange struct {
 	Stream bool
 	// LeftByClient says the client went away before the answer ended.
 	LeftByClient bool
+	// Verdict is everything the one judge found in the exchange as it
+	// passed, both sides, every class: what the proxy reported of it.
+	Verdict judge.Findings
 }
 
 // Observer watches the traffic. Its methods are called from the

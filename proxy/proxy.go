@@ -1,9 +1,13 @@
-// Package proxy is the validating proxy (`conformance proxy`): it forwards
-// a client's traffic to a target server unchanged and judges every
-// exchange against the contract with the one judge the conformance suite's
-// checks and its explore phase call (package judge), printing
-// each finding as it happens and writing the suite's reports (package
-// report) on stop. It links no test framework.
+// Package proxy is the validating proxy's core: it forwards a client's
+// traffic to a target server unchanged and judges every exchange against
+// the contract with the one judge the conformance suite's checks and its
+// explore phase call (package judge), prints each finding as it happens,
+// hands every exchange to its observers (the seam), and builds the run the
+// reports are written from (package report). The command `conformance
+// proxy` — its flags, the coverage and recording observers, the reports
+// written on stop — is package proxycmd. The core links no test framework,
+// no recorder and no flag parsing: a program that embeds it weighs the
+// judge and the contract, nothing more.
 package proxy
 
 import (
@@ -20,14 +24,15 @@ import (
 	"time"
 
 	"contractkit/bound"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 
-// maxHeldRequest bounds the request body held in memory to be judged and
+// MaxHeldRequest bounds the request body held in memory to be judged and
 // recorded: the contract's largest body (D-15, its x-request-limits mark;
 // today a multipart upload). A larger body is still forwarded whole,
 // streamed, but judged by its parameters only and not recorded.
-func maxHeldRequest() int64 {
+func MaxHeldRequest() int64 {
 	l := spec.RequestLimits()
 	return max(l.JSONBodyBytes, l.MultipartBodyBytes)
 }
@@ -52,11 +57,15 @@ type Proxy struct {
 	// header wait they set.
 	bounds Bounds
 	tr     *http.Transport
+	// judge judges every exchange (SetJudge): the one judge, made from
+	// the embedded contract unless set.
+	judge *judge.Judge
 }
 
 // New returns a proxy to target that prints and keeps its findings in lg.
 func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
-	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		judge: judge.New(spec.Strict(), spec.Declared())}
 	tr := boundTransport()
 	p.tr = tr
 	// The answer passes unchanged: the proxy never asks for a compression
@@ -78,6 +87,10 @@ func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
 	p.SetBounds(DefaultBounds)
 	return p
 }
+
+// SetJudge makes j judge every exchange from now on (a judge of another
+// contract than the embedded one, say). Call it before serving.
+func (p *Proxy) SetJudge(j *judge.Judge) { p.judge = j }
 
 // Wait waits for the exchanges in flight to finish, at most d; it reports
 // whether they did.
@@ -141,18 +154,18 @@ func (p *Proxy) settle(t *tap) {
 	}
 }
 
-// holdBody reads the request body into memory, up to maxHeldRequest, and
+// holdBody reads the request body into memory, up to MaxHeldRequest, and
 // puts it back for the upstream request; beyond the bound the rest is
 // streamed after what was read.
 func (t *tap) holdBody(r *http.Request) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
-	held, err := io.ReadAll(io.LimitReader(r.Body, maxHeldRequest()+1))
+	held, err := io.ReadAll(io.LimitReader(r.Body, MaxHeldRequest()+1))
 	if err != nil {
 		return err
 	}
-	if int64(len(held)) > maxHeldRequest() {
+	if int64(len(held)) > MaxHeldRequest() {
 		t.o.RequestBodyCut = true
 		r.Body = struct {
 			io.Reader

@@ -5,59 +5,52 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"contractkit/judge"
 	"contractkit/report"
 )
 
-// The proxy's reports are the suite's: a Ginkgo report with one spec per
-// operation seen, failed by its declared violations (and by its decided
-// differences under --strict), its decided differences attached as the
-// suite attaches them, so report.WriteReports renders it unchanged.
+// The proxy's reports are the suite's (package report): a run with one
+// check per operation seen, failed by its declared violations (and by its
+// decided differences under --strict), its decided differences as values,
+// so the report writers render it as they render a suite's run.
 
-// Report builds the Ginkgo report of what the log holds, for a proxy to
-// target that ran from start to end.
-func (l *Log) Report(target string, strict bool, start, end time.Time) types.Report {
+// Suite names the proxy's runs in the reports.
+const Suite = "API conformance (validating proxy)"
+
+// Report is the run of what the log holds, for a proxy to target that ran
+// from start to end. The caller adds what the proxy does not keep itself:
+// the run's info, the coverage of the traffic.
+func (l *Log) Report(target string, strict bool, start, end time.Time) report.Run {
 	ops, outside := l.snapshot()
-	r := types.Report{
-		SuitePath:        "proxy",
-		SuiteDescription: "API conformance (validating proxy)",
-		SuiteSucceeded:   true,
-		StartTime:        start,
-		EndTime:          end,
-		RunTime:          end.Sub(start),
-		SuiteConfig:      types.SuiteConfig{Timeout: end.Sub(start)},
-	}
+	r := report.Run{Suite: Suite, Target: target, Strict: strict, Start: start, End: end, Succeeded: true, Checks: []report.Check{}}
 	for _, o := range ops {
-		sr := o.spec(target, strict)
-		if sr.State.Is(types.SpecStateFailureStates) {
-			r.SuiteSucceeded = false
+		c := o.check(target, strict)
+		if c.State == report.Failed {
+			r.Succeeded = false
 		}
-		r.SpecReports = append(r.SpecReports, sr)
+		r.Checks = append(r.Checks, c)
 	}
-	r.PreRunStats.TotalSpecs, r.PreRunStats.SpecsThatWillRun = len(ops), len(ops)
 	if outside > 0 {
-		r.SpecReports = append(r.SpecReports, types.SpecReport{
-			LeafNodeType: types.NodeTypeIt, LeafNodeText: fmt.Sprintf("%d request(s) outside the contract: forwarded, not judged", outside),
-			ContainerHierarchyTexts: []string{"Proxy"}, LeafNodeLabels: []string{"proxy"},
-			State: types.SpecStatePassed, StartTime: start, EndTime: end,
-		})
+		labels := []string{"proxy"}
+		r.Checks = append(r.Checks, report.Check{Area: report.AreaOf(labels), Path: []string{"Proxy"},
+			Behaviour: fmt.Sprintf("%d request(s) outside the contract: forwarded, not judged", outside),
+			Labels:    labels, State: report.Passed, Start: start, End: end})
 	}
 	return r
 }
 
-// spec is the spec of one operation.
-func (o *opLog) spec(target string, strict bool) types.SpecReport {
-	sr := types.SpecReport{
-		ContainerHierarchyTexts: []string{"Proxy", o.area},
-		LeafNodeType:            types.NodeTypeIt,
-		LeafNodeText:            fmt.Sprintf("%s: %d exchange(s) through the proxy to %s", o.id, o.exchanges, target),
-		LeafNodeLabels:          []string{o.area, "proxy", o.id},
-		State:                   types.SpecStatePassed,
-		StartTime:               o.first,
-		EndTime:                 o.last,
-		RunTime:                 o.last.Sub(o.first),
+// check is the check of one operation.
+func (o *opLog) check(target string, strict bool) report.Check {
+	labels := []string{o.area, "proxy", o.id}
+	c := report.Check{
+		Area:      report.AreaOf(labels),
+		Path:      []string{"Proxy", o.area},
+		Behaviour: fmt.Sprintf("%s: %d exchange(s) through the proxy to %s", o.id, o.exchanges, target),
+		Labels:    labels,
+		State:     report.Passed,
+		Start:     o.first,
+		End:       o.last,
+		Duration:  o.last.Sub(o.first),
 	}
 	var failure strings.Builder
 	if d := o.kept(Declared); len(d) > 0 {
@@ -79,45 +72,39 @@ func (o *opLog) spec(target string, strict bool) types.SpecReport {
 			fmt.Fprintf(&failure, "[decided %s, failing because of --strict]\n%s", decisionName(id), msg)
 			continue
 		}
-		values := make(judge.Findings, len(fs))
-		for i, f := range fs {
-			values[i] = f.Finding
-		}
-		sr.ReportEntries = append(sr.ReportEntries, report.DecidedEntry(report.Difference{
+		c.Differences = append(c.Differences, report.Difference{
 			Decision: decisionName(id), What: "the answers differ from the contract as written",
-			Findings: values, Curl: fs[0].Curl, Line: fs[0].Line,
-		}, o.last))
+			Findings: values(fs), Curl: fs[0].Curl, Line: fs[0].Line,
+		})
 	}
-	if c := o.kept(ClientFault); len(c) > 0 {
-		sr.ReportEntries = append(sr.ReportEntries, note("client: requests the contract refuses (the client's fault, not the server's)", o.render(c), o.last))
+	if cf := o.kept(ClientFault); len(cf) > 0 {
+		c.Notes = append(c.Notes, report.Note{Name: "client: requests the contract refuses (the client's fault, not the server's)", Text: o.render(cf)})
 	}
 	if o.left > 0 {
-		sr.ReportEntries = append(sr.ReportEntries, note("left by the client", fmt.Sprintf("%d exchange(s) the client left before the answer ended; not judged further", o.left), o.last))
+		c.Notes = append(c.Notes, report.Note{Name: "left by the client", Text: fmt.Sprintf("%d exchange(s) the client left before the answer ended; not judged further", o.left)})
 	}
-	if len(o.findings) > 0 {
-		// The findings as values, for the JSON report's readers.
-		values := make(judge.Findings, len(o.findings))
-		for i, f := range o.findings {
-			values[i] = f.Finding
-		}
-		sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Visibility: types.ReportEntryVisibilityNever,
-			Time: o.last, Name: report.EntryFindings, Value: types.WrapEntryValue(values)})
-	}
+	c.Findings = values(o.findings)
 	if o.dropped > 0 {
-		sr.ReportEntries = append(sr.ReportEntries, note("more findings", fmt.Sprintf("%d further distinct finding(s) were printed, not kept", o.dropped), o.last))
+		c.Notes = append(c.Notes, report.Note{Name: "more findings", Text: fmt.Sprintf("%d further distinct finding(s) were printed, not kept", o.dropped)})
 	}
-	if failure.Len() > 0 {
-		sr.State = types.SpecStateFailed
-		sr.Failure = types.Failure{Message: strings.TrimSpace(failure.String()), FailureNodeType: types.NodeTypeIt}
+	switch {
+	case failure.Len() > 0:
+		c.State = report.Failed
+		c.Failure = &report.Failure{Kind: "failed", Message: strings.TrimSpace(failure.String())}
+	case len(c.Differences) > 0:
+		c.State = report.DecidedDiffers
 	}
-	return sr
+	return c
 }
 
-// text is a report entry's value: shown as it is.
-type text string
-
-func (t text) String() string { return string(t) }
-
-func note(name, s string, at time.Time) types.ReportEntry {
-	return types.ReportEntry{Visibility: types.ReportEntryVisibilityAlways, Time: at, Name: name, Value: types.WrapEntryValue(text(s))}
+// values are the judge's findings of fs, as the reports keep them.
+func values(fs []Finding) judge.Findings {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make(judge.Findings, len(fs))
+	for i, f := range fs {
+		out[i] = f.Finding
+	}
+	return out
 }

@@ -28,9 +28,11 @@ type tap struct {
 	// a request no operation matches (forwarded, not judged).
 	opID, area string
 	inContract bool
-	// client is what the request breaks of the declared contract (the
-	// one judge's findings of the client's side).
-	client judge.Findings
+	// watch is the one judge's judgement of the exchange as it passes;
+	// verdict gathers what it found (report), for the observers.
+	watch   *judge.Watch
+	verdict judge.Findings
+	vmu     sync.Mutex
 
 	// left: the client went away before the exchange ended.
 	left bool
@@ -49,11 +51,10 @@ type tap struct {
 	cut context.CancelFunc
 }
 
-// streamTap judges an event stream as it passes.
+// streamTap feeds an event stream's events to the watch as they pass.
 type streamTap struct {
-	judge *judge.StreamJudge
-	pw    *io.PipeWriter
-	done  chan struct{}
+	pw   *io.PipeWriter
+	done chan struct{}
 	// x is the exchange as its headers showed it: the findings' replay.
 	x *exchange.Exchange
 }
@@ -65,7 +66,7 @@ func newTap(p *Proxy, r *http.Request) *tap {
 		Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		RequestHeader: r.Header.Clone(),
 	}
-	t.opID, t.area, t.inContract = judge.Operation(r.Method, r.URL.Path)
+	t.opID, t.area, t.inContract = p.judge.Operation(r.Method, r.URL.Path)
 	return t
 }
 
@@ -76,12 +77,16 @@ func (t *tap) judgeRequest() {
 		return
 	}
 	x := t.o.Exchange()
-	t.client = judge.Request(t.opID, x)
-	t.report(t.client, x)
+	w, fs := t.p.judge.Start(x)
+	t.watch = w
+	t.report(fs, x)
 }
 
 // report prints and keeps the findings about x.
 func (t *tap) report(fs judge.Findings, x *exchange.Exchange) {
+	t.vmu.Lock()
+	t.verdict = append(t.verdict, fs...)
+	t.vmu.Unlock()
 	line := x.Line()
 	if x.Status == 0 && x.Error == "" {
 		line = x.Method + " " + x.URL // the request alone: no answer yet
@@ -98,8 +103,14 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	t.o.ResponseHeader = resp.Header.Clone()
 	t.length = resp.ContentLength
 	stream := judge.IsEventStream(resp.StatusCode, resp.Header)
-	if t.inContract && stream {
-		t.startStream()
+	if t.inContract {
+		// Served: a success to a request the declared contract refuses
+		// is known at its first byte.
+		x := t.o.Exchange()
+		t.report(t.watch.Headers(x), x)
+		if t.watch.Streaming() {
+			t.startStream(x)
+		}
 	}
 	cut := t.cut
 	if cut == nil {
@@ -108,17 +119,14 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	return &tapReader{t: t, body: boundedBody(resp.Body, t.p.bounds.limits(stream), cut)}
 }
 
-func (t *tap) startStream() {
+func (t *tap) startStream(x *exchange.Exchange) {
 	pr, pw := io.Pipe()
-	s := &streamTap{judge: judge.NewStreamJudge(t.opID), pw: pw, done: make(chan struct{}), x: t.o.Exchange()}
+	s := &streamTap{pw: pw, done: make(chan struct{}), x: x}
 	t.stream = s
-	// Served: a stream to a request the declared contract refuses is
-	// known at its first byte.
-	t.report(judge.Served(t.opID, s.x, t.client), s.x)
 	go func() {
 		defer close(s.done)
 		_ = judge.ReadEvents(pr, func(ev judge.Event) bool {
-			fs, chunk := s.judge.Event(ev)
+			fs, chunk := t.watch.Event(ev)
 			t.report(fs, s.x)
 			if chunk != nil {
 				for _, ob := range t.p.observers {
@@ -200,18 +208,22 @@ func (t *tap) judgeEnd() {
 		return
 	}
 	t.p.log.Exchange(t.opID, t.area, left)
-	if left {
-		t.p.log.Note("LEFT %s: the client left before the answer ended; the target's request was stopped; not judged further | %s", t.opID, x.Line())
+	if t.watch == nil {
+		// The client left while its request was still coming: there is
+		// no request to judge, nor an answer.
+		t.p.log.Note("LEFT %s: the client left before its request ended; not judged | %s", t.opID, x.Line())
 		return
 	}
-	if t.stream != nil {
-		t.report(t.stream.judge.End(t.readErr), x)
-		return
-	}
-	if t.bodyCut && o.Status != 0 {
+	switch {
+	case left:
+		t.p.log.Note("LEFT %s: the client left before the answer ended; the target's request was stopped; judged by what passed | %s", t.opID, x.Line())
+	case t.stream == nil && t.bodyCut && o.Status != 0:
 		t.p.log.Note("NOTE %s: an answer over %d bytes: judged by its status and headers only | %s", t.opID, MaxHeldAnswer, x.Line())
 	}
-	t.report(judge.Answer(t.opID, x, t.client, nil, t.bodyCut || encoded), x)
+	// A stream's events were all judged as they passed (held or not); any
+	// other answer is whole only when it was held whole and read plainly.
+	cut := left || t.stream == nil && (t.bodyCut || encoded)
+	t.report(t.watch.End(x, cut, t.readErr), x)
 }
 
 // decoded returns a gzip answer's body decoded for judging; any other
@@ -236,8 +248,11 @@ func (t *tap) observe(o exchange.Observed, left bool) {
 	if len(t.p.observers) == 0 {
 		return
 	}
+	t.vmu.Lock()
+	verdict := t.verdict
+	t.vmu.Unlock()
 	x := &Exchange{Observed: o, Operation: t.opID, ResponseBodyCut: t.bodyCut,
-		Stream: t.stream != nil, LeftByClient: left}
+		Stream: t.stream != nil, LeftByClient: left, Verdict: verdict}
 	if !t.inContract {
 		x.Operation = ""
 	}

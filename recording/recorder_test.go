@@ -10,8 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"contractkit/exchange"
 	"contractkit/fixtures"
+	"contractkit/judge"
 	"contractkit/recording"
+	"contractkit/spec"
 )
 
 // ---- hand-built exchanges ----
@@ -316,5 +319,37 @@ func TestUploadBytesBounded(t *testing.T) {
 	}
 	if n := rec.Summary().Ignored["upload files not kept: the recording holds its limit of uploaded bytes (MaxFileBytes) already"]; n != 1 {
 		t.Errorf("the summary counts %d uploads not kept, want 1", n)
+	}
+}
+
+// TestAnswersThatBreakTheContractAreNotRecorded: the one judge's verdict
+// decides. An answer the proxy judged as breaking the declared contract
+// is no record, and an unjudged one is judged by the Recorder's judge.
+func TestAnswersThatBreakTheContractAreNotRecorded(t *testing.T) {
+	j := judge.New(spec.Strict(), spec.Declared())
+	for _, tt := range []struct {
+		name   string
+		judged bool
+	}{{"judged by the proxy", true}, {"judged by the recorder", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := recording.New()
+			rec.SetJudge(j)
+			base(rec, key1)
+			// A read of model 11 whose id is a string: §2.1 says integer.
+			broken := jsonX(key1, "GET", "/api/v1/user/model/11", nil, map[string]any{"id": "eleven", "name": "Broken"})
+			if tt.judged {
+				broken.Judged = true
+				broken.Verdict = j.Verdict(&exchange.Exchange{Method: broken.Method, Path: broken.Path, RequestHeader: broken.RequestHeader,
+					Status: broken.Status, ResponseHeader: broken.ResponseHeader, Raw: broken.ResponseBody}, nil, false)
+			}
+			rec.Observe(broken)
+			_, set := writeLoad(t, rec)
+			if len(set.Models) != 1 || set.Models[0].Name != "Bot" {
+				t.Errorf("models: got %+v, want Bot as created (the broken read not recorded)", set.Models)
+			}
+			if n := rec.Summary().Ignored["the answer breaks the declared contract (the one judge's verdict)"]; n != 1 {
+				t.Errorf("ignored as breaking the contract: %d, want 1 (%v)", n, rec.Summary().Ignored)
+			}
+		})
 	}
 }

@@ -20,6 +20,9 @@ package recording
 
 import (
 	"crypto/sha256"
+
+	"contractkit/exchange"
+	"contractkit/judge"
 	"net/http"
 	"strings"
 	"sync"
@@ -33,6 +36,11 @@ type Exchange struct {
 	Status                 int
 	ResponseHeader         http.Header
 	ResponseBody           []byte // whole for JSON; for event streams the text as it passed
+	// Verdict is the one judge's verdict on the exchange when Judged (the
+	// proxy's, taken as it passed); an unjudged exchange is judged by
+	// the Recorder's judge (SetJudge), when it has one.
+	Verdict judge.Findings
+	Judged  bool
 }
 
 // Recorder collects the state of each account from the exchanges it
@@ -51,6 +59,27 @@ type Recorder struct {
 	// fileBytes is the upload bytes kept so far, at most maxFileBytes
 	// (MaxFileBytes; tests lower it).
 	fileBytes, maxFileBytes int64
+	// judge judges an exchange that comes unjudged (SetJudge); nil: none.
+	judge *judge.Judge
+}
+
+// SetJudge makes j judge the exchanges that come without a verdict.
+func (r *Recorder) SetJudge(j *judge.Judge) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.judge = j
+}
+
+// breaksContract reports whether x's answer breaks the declared contract,
+// by the one judge's verdict: what such an answer says is no record.
+func (r *Recorder) breaksContract(x Exchange) bool {
+	v := x.Verdict
+	if !x.Judged && r.judge != nil {
+		v = r.judge.Verdict(&exchange.Exchange{Method: x.Method, Path: x.Path, RawQuery: x.RawQuery,
+			RequestHeader: x.RequestHeader, Sent: x.RequestBody, Status: x.Status,
+			ResponseHeader: x.ResponseHeader, Raw: x.ResponseBody}, nil, false)
+	}
+	return v.Side(judge.Server).Has(judge.Server, judge.Declared)
 }
 
 // maxKeys bounds the refused keys kept for redaction.
@@ -119,6 +148,10 @@ func (r *Recorder) Observe(x Exchange) {
 	success := x.Status >= 200 && x.Status < 300
 	if !success && !(x.Status == http.StatusNotFound && op.readByID) {
 		r.ignore("answer was not a success")
+		return
+	}
+	if r.breaksContract(x) {
+		r.ignore("the answer breaks the declared contract (the one judge's verdict)")
 		return
 	}
 	digest := sha256.Sum256([]byte(key))

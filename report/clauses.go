@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/onsi/ginkgo/v2/types"
 )
 
 // Clause is one rule of the seed (the API reference v1).
@@ -107,17 +105,14 @@ type catalogued struct {
 // ("cost:models"): --list shows the kinds in its COST column.
 const CostLabel = "cost:"
 
-func catalogue(r types.Report, includeNotSelected bool) []catalogued {
+func catalogue(r Run, includeNotSelected bool) []catalogued {
 	var out []catalogued
-	for _, sr := range r.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt {
+	for _, ch := range r.Checks {
+		if !includeNotSelected && ch.State != Passed {
 			continue
 		}
-		if !includeNotSelected && sr.State != types.SpecStatePassed {
-			continue
-		}
-		c := catalogued{Area: areaOf(sr.Labels()), Name: fullName(sr), Class: "declared"}
-		for _, l := range sr.Labels() {
+		c := catalogued{Area: ch.Area, Name: ch.Name(), Class: "declared"}
+		for _, l := range ch.Labels {
 			switch {
 			case l == "decided":
 				c.Class = "decided"
@@ -134,24 +129,17 @@ func catalogue(r types.Report, includeNotSelected bool) []catalogued {
 		}
 		out = append(out, c)
 	}
-	// Ginkgo shuffles the top-level containers; the Areas' order is fixed
-	// (the order inside an area is the order of definition).
+	// A run may order the top-level containers as it likes (Ginkgo
+	// shuffles them); the Areas' order is fixed (the order inside an area
+	// is the order of definition).
 	sort.SliceStable(out, func(i, j int) bool { return areaIndex(out[i].Area) < areaIndex(out[j].Area) })
 	return out
 }
 
-func areaIndex(label string) int {
-	for i, a := range Areas {
-		if a.Label == label {
-			return i
-		}
-	}
-	return len(Areas)
-}
-
-// WriteList prints the checks of r, a dry run's report, that a run with
-// the same filter would select (the rate-limit ones included), one a line.
-func WriteList(out io.Writer, r types.Report) {
+// WriteList prints the checks of r, a dry run, that a run with the same
+// filter would select (the rate-limit ones included; a dry run's selected
+// checks are Passed), one a line.
+func WriteList(out io.Writer, r Run) {
 	checks := catalogue(r, false)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AREA\tCLASS\tSEED CLAUSES\tCOST\tCHECK")
@@ -181,12 +169,11 @@ func WriteList(out io.Writer, r types.Report) {
 		len(checks), declaredN, len(checks)-declaredN)
 }
 
-// WriteClauses writes CLAUSES.md from r, a dry run's report of every
-// check: every clause with the checks covering it, the decisions with
+// WriteClauses writes CLAUSES.md from r, a dry run of every check: every clause with the checks covering it, the decisions with
 // theirs, and the untestable clauses with the reason. It fails when a
 // testable clause has no check or a check names an unknown clause, so the
 // document cannot silently lose coverage.
-func WriteClauses(out io.Writer, r types.Report) error {
+func WriteClauses(out io.Writer, r Run) error {
 	checks := catalogue(r, true)
 	byClause := map[string][]catalogued{}
 	byDecision := map[string][]string{}

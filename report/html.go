@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"contractkit/coverage"
 )
 
@@ -31,26 +29,33 @@ var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(reportHTML))
 
-// defaultHTMLTitle heads a suite run's report; Summary.Title overrides it.
-const defaultHTMLTitle = "API conformance report"
-
-// WriteHTMLFile writes the HTML report of r (summarised as s) to path.
-func WriteHTMLFile(path string, r types.Report, s Summary, o Options) error {
+// WriteHTMLFile writes the HTML report of r to path, keys redacted as o
+// says.
+func WriteHTMLFile(path string, r Run, o Options) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := writeHTML(f, r, s, o); err != nil {
+	if err := writeHTML(f, o.redact(r)); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
+// htmlCheck is one check as the page shows it.
+type htmlCheck struct {
+	Outcome    State
+	Area, Name string
+	Labels     []string
+	Reason     string
+	Details    []string
+}
+
 // htmlGroup is a run of checks under one heading ("" for none).
 type htmlGroup struct {
 	Title  string
-	Checks []CheckResult
+	Checks []htmlCheck
 }
 
 // htmlSection is one part of the report: failures, decided differences,
@@ -62,19 +67,19 @@ type htmlSection struct {
 }
 
 // htmlOutcomes are the outcomes the filter offers, in the report's order.
-var htmlOutcomes = []Outcome{Failed, DecidedDiffers, Skipped, Passed}
+var htmlOutcomes = []State{Failed, DecidedDiffers, Skipped, Passed}
 
-func writeHTML(w io.Writer, r types.Report, s Summary, o Options) error {
+// writeHTML writes the page of r, already redacted.
+func writeHTML(w io.Writer, r Run) error {
 	type row struct {
 		Name string
 		C    Counts
 	}
 	type outcome struct {
-		Value Outcome
+		Value State
 		Count int
 	}
 	type area struct{ Label, Title string }
-	redact := o.redactor()
 	data := struct {
 		Title, BaseURL, Start, Duration, Result, ResultClass, Run string
 		Strict                                                    bool
@@ -86,56 +91,55 @@ func writeHTML(w io.Writer, r types.Report, s Summary, o Options) error {
 		Coverage                                                  *coverage.Report
 		Spent                                                     *Spent
 	}{
-		Title:         s.Title,
-		BaseURL:       redact.String(o.BaseURL),
-		Start:         r.StartTime.Format(time.RFC3339),
-		Duration:      r.RunTime.Round(time.Millisecond).String(),
-		Strict:        o.Strict,
-		Run:           o.Info.String(),
-		SuiteFailures: s.SuiteFailures,
-		Spent:         s.Spent,
+		Title:    r.Suite + " report",
+		BaseURL:  r.Target,
+		Start:    r.Start.Format(time.RFC3339),
+		Duration: r.Duration().Round(time.Millisecond).String(),
+		Strict:   r.Strict,
+		Run:      r.Info.String(),
+		Coverage: r.Coverage,
+		Spent:    r.Spent,
 	}
-	if data.Title == "" {
-		data.Title = defaultHTMLTitle
+	for _, f := range r.SuiteFailures {
+		data.SuiteFailures = append(data.SuiteFailures, f.Node+": "+firstLine(f.Message))
 	}
 	data.Result, data.ResultClass = "PASS", "passed"
-	if !r.SuiteSucceeded {
+	if !r.Succeeded {
 		data.Result, data.ResultClass = "FAIL", "failed"
 	}
-	count := func(o Outcome) int {
+	t := r.Tally()
+	for _, s := range htmlOutcomes {
 		n := 0
-		for _, c := range s.Checks {
-			if c.Outcome == o {
+		for _, c := range r.Checks {
+			if c.State == s {
 				n++
 			}
 		}
-		return n
-	}
-	for _, o := range htmlOutcomes {
-		data.Outcomes = append(data.Outcomes, outcome{o, count(o)})
+		data.Outcomes = append(data.Outcomes, outcome{s, n})
 	}
 
 	failed := htmlSection{ID: "failures", Title: "Failures", Groups: []htmlGroup{{}}}
 	decided := htmlSection{ID: "decided", Title: "Decided differences", Groups: []htmlGroup{{}}}
 	rest := htmlSection{ID: "checks", Title: "Other checks"}
-	for _, a := range slices.Concat(Areas, []struct{ Label, Title string }{{"other", "Other"}}) {
-		if c, ok := s.ByArea[a.Label]; ok && a.Label != "other" {
-			data.Rows = append(data.Rows, row{a.Label, *c})
+	for _, a := range slices.Concat(Areas, []struct{ Label, Title string }{{OtherArea, "Other"}}) {
+		if c, ok := t.ByArea[a.Label]; ok && a.Label != OtherArea {
+			data.Rows = append(data.Rows, row{a.Label, c})
 		}
 		g := htmlGroup{Title: a.Title}
 		selected := false
-		for _, c := range s.Checks {
-			if c.Area != a.Label || c.Outcome == NotSelected {
+		for _, c := range r.Checks {
+			if c.Area != a.Label || c.State == NotSelected || c.State == Pending {
 				continue
 			}
 			selected = true
-			switch c.Outcome {
+			hc := htmlCheck{Outcome: c.State, Area: c.Area, Name: c.Name(), Labels: c.Labels, Reason: c.Reason(), Details: details(c, true)}
+			switch c.State {
 			case Failed:
-				failed.Groups[0].Checks = append(failed.Groups[0].Checks, c)
+				failed.Groups[0].Checks = append(failed.Groups[0].Checks, hc)
 			case DecidedDiffers:
-				decided.Groups[0].Checks = append(decided.Groups[0].Checks, c)
+				decided.Groups[0].Checks = append(decided.Groups[0].Checks, hc)
 			default:
-				g.Checks = append(g.Checks, c)
+				g.Checks = append(g.Checks, hc)
 			}
 		}
 		if selected {
@@ -146,26 +150,15 @@ func writeHTML(w io.Writer, r types.Report, s Summary, o Options) error {
 			rest.Count += len(g.Checks)
 		}
 	}
-	if c, ok := s.ByArea["other"]; ok {
-		data.Rows = append(data.Rows, row{"other", *c})
+	if c, ok := t.ByArea[OtherArea]; ok {
+		data.Rows = append(data.Rows, row{OtherArea, c})
 	}
-	data.Rows = append(data.Rows, row{"total", s.Total})
+	data.Rows = append(data.Rows, row{"total", t.Total})
 	failed.Count, decided.Count = len(failed.Groups[0].Checks), len(decided.Groups[0].Checks)
 	for _, sec := range []htmlSection{failed, decided, rest} {
 		if sec.Count > 0 {
 			data.Sections = append(data.Sections, sec)
 		}
-	}
-
-	if s.Coverage != nil {
-		cov := *s.Coverage
-		// A path no operation documents is the client's own text: keep a
-		// key out of the page even if one was put in a path.
-		cov.Unrouted = append([]coverage.Unrouted(nil), cov.Unrouted...)
-		for i := range cov.Unrouted {
-			cov.Unrouted[i].Path = redact.String(cov.Unrouted[i].Path)
-		}
-		data.Coverage = &cov
 	}
 	return htmlReport.Execute(w, data)
 }

@@ -5,60 +5,27 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/onsi/ginkgo/v2/types"
-
-	"contractkit/coverage"
-	"contractkit/spec"
 )
-
-// testKey is the key of the runs the reports describe: no report shows it.
-const testKey = "sk-test-3f9a2c71-SECRET"
-
-// htmlFixture is a run with every outcome in several areas, a failure
-// listed after many passed checks of its area (the order the suite runs
-// them), a name to escape and a key in the base URL.
-func htmlFixture() (types.Report, Summary, Options) {
-	s := Summary{ByArea: map[string]*Counts{}}
-	for _, a := range Areas {
-		s.ByArea[a.Label] = &Counts{}
-	}
-	add := func(area string, o Outcome, name string) {
-		s.Checks = append(s.Checks, CheckResult{Area: area, Name: name, Outcome: o, Labels: []string{area}, Reason: "why " + name})
-		s.ByArea[area].add(o)
-		s.Total.add(o)
-	}
-	add("auth", Passed, "auth passes")
-	for range 5 {
-		add("models", Passed, "a model check passes")
-	}
-	add("models", Failed, "Models › MUST refuse <script>alert(1)</script>")
-	add("datasets", DecidedDiffers, "a dataset differs")
-	add("datasets", NotSelected, "a dataset check not selected")
-	add("inference", Skipped, "an inference check skipped")
-	add("explore", Failed, "an explore property fails")
-	rec := coverage.New(spec.Strict())
-	rec.Observe("GET", "/api/v1/user/model", 200, "application/json", []byte(`{"status":"success","data":[]}`))
-	cov := rec.Report()
-	s.Coverage = &cov
-	r := types.Report{StartTime: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), RunTime: time.Second, SuiteSucceeded: false}
-	return r, s, Options{BaseURL: "http://127.0.0.1:1/?key=" + testKey, Key: testKey, Info: NewRunInfo([]string{"--api-key=<redacted>"})}
-}
 
 var checkElement = regexp.MustCompile(`<details class="([^"]*)" data-outcome="([^"]*)" data-area="([^"]*)"`)
 
-func TestHTMLOpensWithFailuresThenDecided(t *testing.T) {
-	r, s, cfg := htmlFixture()
+// page is the HTML report of the fixture run, redacted as WriteHTMLFile
+// redacts it.
+func page(t *testing.T) (Run, string) {
+	t.Helper()
+	r, o := fixtureRun()
 	var b bytes.Buffer
-	if err := writeHTML(&b, r, s, cfg); err != nil {
+	if err := writeHTML(&b, o.redact(r)); err != nil {
 		t.Fatal(err)
 	}
-	page := b.String()
+	return r, b.String()
+}
 
+func TestHTMLOpensWithFailuresThenDecided(t *testing.T) {
+	r, page := page(t)
 	checks := checkElement.FindAllStringSubmatch(page, -1)
-	if n := strings.Count(page, `<details class=`); n != len(checks) || len(checks) != s.Total.Selected() {
-		t.Fatalf("%d check elements with outcome and area of %d, want %d (every selected check)", len(checks), n, s.Total.Selected())
+	if n := strings.Count(page, `<details class=`); n != len(checks) || len(checks) != r.Tally().Total.Selected() {
+		t.Fatalf("%d check elements with outcome and area of %d, want %d (every selected check)", len(checks), n, r.Tally().Total.Selected())
 	}
 	var order []string
 	for _, c := range checks {
@@ -79,13 +46,33 @@ func TestHTMLOpensWithFailuresThenDecided(t *testing.T) {
 	}
 }
 
-func TestHTMLFilterControls(t *testing.T) {
-	r, s, cfg := htmlFixture()
-	var b bytes.Buffer
-	if err := writeHTML(&b, r, s, cfg); err != nil {
-		t.Fatal(err)
+// Every part of a check the model holds reaches the page: the failure,
+// the findings, the exchange that reproduces it, the decided difference,
+// the skip reason, a note, the retries; and the run's own parts.
+func TestHTMLShowsTheModel(t *testing.T) {
+	_, page := page(t)
+	for _, want := range []string{
+		"/status: envelope: want &#34;success&#34;, got &#34;ok&#34; (§1.1)", // a finding
+		"reproduce:\nRequest:  GET http://127.0.0.1:1/api/v1/user/model/7",   // the exchange
+		"decided: differs (D-17, see spec/DECISIONS.md)",                     // the difference
+		"the budget for inferences is spent",                                 // the skip reason
+		"left by the client:\n1 exchange(s) the client left",                 // a note
+		"rate-limit retries: 2",
+		"Suite failure: AfterSuite: clean-up failed",
+		`<section id="spent">`, "<td>evaluation-runs</td>",
+		"<title>API conformance report</title>", "FAIL",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
-	page := b.String()
+	if strings.Contains(page, "a pending dataset check") || strings.Contains(page, "not selected</span>") {
+		t.Error("the page shows a check that was not selected")
+	}
+}
+
+func TestHTMLFilterControls(t *testing.T) {
+	r, page := page(t)
 	for _, want := range []string{
 		// Hidden until the script shows it: without JavaScript every
 		// check shows and no control pretends to filter.
@@ -117,7 +104,7 @@ func TestHTMLFilterControls(t *testing.T) {
 	if strings.Contains(page, testKey) {
 		t.Error("the key appears in the page")
 	}
-	for _, want := range []string{s.Coverage.Line(), `<span class="code seen" title="1 answer(s)">200</span>`, `<span class="code unseen"`, `<tr class="uncalled">`} {
+	for _, want := range []string{r.Coverage.Line(), `<span class="code seen" title="1 answer(s)">200</span>`, `<span class="code unseen"`, `<tr class="uncalled">`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the coverage section lacks %s", want)
 		}

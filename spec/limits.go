@@ -19,6 +19,12 @@ type Limits struct {
 	MultipartBodyBytes int64
 	// JSONDepth is the deepest nesting of a JSON request body; deeper: 400.
 	JSONDepth int
+	// FormFieldBytes is the largest text field of a multipart body; over
+	// it: 422.
+	FormFieldBytes int64
+	// MultipartParts is the most parts one multipart body may have; over
+	// it: 413.
+	MultipartParts int
 }
 
 // limitsDecision is the DECISIONS.md row the x-request-limits mark names.
@@ -38,7 +44,7 @@ func limitsOf(doc *openapi3.T) (Limits, error) {
 	}
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return Limits{}, fmt.Errorf("x-request-limits is not a mapping {json-body-bytes, multipart-body-bytes, json-depth, decision}")
+		return Limits{}, fmt.Errorf("x-request-limits is not a mapping {%s}", markKeys)
 	}
 	count := func(key string) (int64, error) {
 		f, ok := m[key].(float64) // kin-openapi keeps extensions as decoded JSON
@@ -49,9 +55,9 @@ func limitsOf(doc *openapi3.T) (Limits, error) {
 	}
 	for k := range m {
 		switch k {
-		case "json-body-bytes", "multipart-body-bytes", "json-depth", "decision":
+		case "json-body-bytes", "multipart-body-bytes", "json-depth", "form-field-bytes", "multipart-parts", "decision":
 		default:
-			return Limits{}, fmt.Errorf("x-request-limits has key %q; the mark is {json-body-bytes, multipart-body-bytes, json-depth, decision}", k)
+			return Limits{}, fmt.Errorf("x-request-limits has key %q; the mark is {%s}", k, markKeys)
 		}
 	}
 	if d, _ := m["decision"].(string); d != limitsDecision {
@@ -70,5 +76,16 @@ func limitsOf(doc *openapi3.T) (Limits, error) {
 		return Limits{}, err
 	}
 	l.JSONDepth = int(depth)
+	if l.FormFieldBytes, err = count("form-field-bytes"); err != nil {
+		return Limits{}, err
+	}
+	parts, err := count("multipart-parts")
+	if err != nil {
+		return Limits{}, err
+	}
+	l.MultipartParts = int(parts)
 	return l, nil
 }
+
+// markKeys are the keys of the x-request-limits mark.
+const markKeys = "json-body-bytes, multipart-body-bytes, json-depth, form-field-bytes, multipart-parts, decision"

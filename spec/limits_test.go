@@ -10,7 +10,7 @@ import (
 // TestRequestLimitsAreTheDocuments: both views read D-15's numbers from the
 // x-request-limits mark.
 func TestRequestLimitsAreTheDocuments(t *testing.T) {
-	want := Limits{JSONBodyBytes: 1 << 20, MultipartBodyBytes: 100 << 20, JSONDepth: 64}
+	want := Limits{JSONBodyBytes: 1 << 20, MultipartBodyBytes: 100 << 20, JSONDepth: 64, FormFieldBytes: 16 << 10, MultipartParts: 1000}
 	if got := RequestLimits(); got != want {
 		t.Errorf("RequestLimits() = %+v, want %+v", got, want)
 	}
@@ -39,7 +39,7 @@ func TestBuildRefusesADocumentWithoutLimits(t *testing.T) {
 
 func TestLimitsOfRefusesAMalformedMark(t *testing.T) {
 	good := func() map[string]any {
-		return map[string]any{"json-body-bytes": 1048576.0, "multipart-body-bytes": 104857600.0, "json-depth": 64.0, "decision": "D-15"}
+		return map[string]any{"json-body-bytes": 1048576.0, "multipart-body-bytes": 104857600.0, "json-depth": 64.0, "form-field-bytes": 16384.0, "multipart-parts": 1000.0, "decision": "D-15"}
 	}
 	with := func(k string, v any) map[string]any {
 		m := good()
@@ -62,7 +62,8 @@ func TestLimitsOfRefusesAMalformedMark(t *testing.T) {
 		{"zero", with("json-depth", 0.0), "json-depth"},
 		{"negative", with("json-body-bytes", -1.0), "json-body-bytes"},
 		{"other decision", with("decision", "D-17"), `decision "D-17"`},
-		{"extra key", with("form-field-bytes", 16384.0), `key "form-field-bytes"`},
+		{"extra key", with("file-count", 500.0), `key "file-count"`},
+		{"no part count", with("multipart-parts", nil), "multipart-parts"},
 	} {
 		doc := &openapi3.T{Extensions: map[string]any{"x-request-limits": tc.mark}}
 		if _, err := limitsOf(doc); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -70,7 +71,7 @@ func TestLimitsOfRefusesAMalformedMark(t *testing.T) {
 		}
 	}
 	got, err := limitsOf(&openapi3.T{Extensions: map[string]any{"x-request-limits": good()}})
-	if err != nil || got != (Limits{1048576, 104857600, 64}) {
+	if err != nil || got != (Limits{1048576, 104857600, 64, 16384, 1000}) {
 		t.Errorf("a good mark: got %+v, %v", got, err)
 	}
 }

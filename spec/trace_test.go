@@ -344,8 +344,8 @@ func TestTraceFindsAnUntracedConstraint(t *testing.T) {
 			"          x-seed: '4.5'\n          schema: { type: string, pattern: '^a' }", "/paths/~1api~1v1~1evaluations~1check-name/get/parameters/0/schema/pattern"},
 		{"a refused null where the seed leaves nullability unshown", "relax: [required, properties.nullable] }\n      additionalProperties: true\n      properties:\n        id: { type: integer, x-predict: { rule: identity, seed: '4.3', decision: D-34 } }",
 			"relax: [required] }\n      additionalProperties: true\n      properties:\n        id: { type: integer, x-predict: { rule: identity, seed: '4.3', decision: D-34 } }", "/components/schemas/Dataset/properties/description (non-nullable)"},
-		{"an enum in an allOf member", "any value or null.\n          allOf: [ { $ref: '#/components/schemas/AnyValue' } ]",
-			"any value or null.\n          allOf: [ { type: string, enum: [a] } ]", "/components/schemas/Evaluation/properties/user_model/allOf/0/enum"},
+		{"an enum in an allOf member", "(seed §2.8).'\n          allOf: [ { $ref: '#/components/schemas/AnyValue' } ]",
+			"(seed §2.8).'\n          allOf: [ { type: string, enum: [a] } ]", "/components/schemas/Evaluation/properties/user_model/allOf/0/enum"},
 		{"a split limit on a form field", "          x-split: { separators: \",\\n\", maxItems: 50 }\n          x-decision: { row: D-28, class: decided, relax: [x-split] }",
 			"          x-split: { separators: \",\\n\", maxItems: 50 }", "/components/schemas/DatasetCreateForm/properties/tags/x-split"},
 	} {

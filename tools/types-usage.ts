@@ -1,6 +1,10 @@
-// Compiled by `make types` against the types openapi-typescript generates
-// from spec/openapi.yaml: proof that a frontend can type its client with them.
-import type { components, paths } from "../build/api";
+// Compiled by `make types` against the types the npm package ships
+// (npm/mock/types: the generated api.d.ts, which make types first checks is
+// fresh against spec/openapi.yaml, and the /admin types): proof that a
+// frontend can type its client with them, through openapi-fetch's own
+// signatures too.
+import createClient from "openapi-fetch";
+import type { components, paths, RequestBody, OverrideRequest, JournalEntry, Envelope as AdminEnvelope } from "../npm/mock/types";
 
 type Model = components["schemas"]["Model"];
 type Envelope<T> = { status: "success"; data: T };
@@ -117,3 +121,63 @@ export const openPersona: InferenceBody = { query: "Hi", model_id: 42, persona: 
 export const openConfig: EvaluationBody = { name: "Weekly check", model_id: 42, config: { retries: 2 } };
 // An answer may carry fields the contract does not list.
 export const modelWithMore: Model = { id: 7, name: "HR bot", shiny_new_field: true };
+
+// Through openapi-fetch (pinned in tools/package.json), the client most
+// teams pair with these types: paths, parameters, bodies and answers are
+// checked by its real signatures.
+const client = createClient<paths>({ baseUrl: "http://127.0.0.1:8080" });
+
+export async function openapiFetchCalls(): Promise<string> {
+  const { data, error } = await client.GET("/api/v1/user/model/{model_id}", { params: { path: { model_id: "4" } } });
+  if (error) throw new Error(error.message);
+  const name: string = data.data.name;
+  await client.POST("/api/v1/user/conversations", { body: { model_id: 42, title: "Leave questions" } });
+  await client.POST("/api/v1/user/inference", { body: { query: "Hi", model_id: 42 }, parseAs: "stream" });
+  // @ts-expect-error model_id is required (§4.2), and openapi-fetch checks it
+  await client.POST("/api/v1/user/conversations", { body: { title: "Leave questions" } });
+  // @ts-expect-error model_id is an integer (§4.4)
+  await client.POST("/api/v1/user/inference", { body: { query: "Hi", model_id: "42" } });
+  // @ts-expect-error no such path in the contract
+  await client.GET("/api/v1/user/modle/{model_id}", { params: { path: { model_id: "4" } } });
+  return name;
+}
+
+// openapi-fetch 0.17 does not check excess properties of a body
+// (openapi-typescript issue #1769): this typo compiles. If it stops
+// compiling, openapi-fetch has closed the gap and the README's advice
+// below can say so.
+export const typoThroughOpenapiFetch = () =>
+  client.POST("/api/v1/user/conversations", { body: { model_id: 42, titel: "Leave questions" } });
+
+// The README's pattern closes it: `satisfies` the body's type (the
+// package's RequestBody<path, method>, or the schema) makes a misspelt
+// field a compile error again, and the call compiles as before.
+export const withSatisfies = () =>
+  client.POST("/api/v1/user/conversations", {
+    body: { model_id: 42, title: "Leave questions" } satisfies RequestBody<"/api/v1/user/conversations", "post">,
+  });
+export const typoCaught = () =>
+  client.POST("/api/v1/user/conversations", {
+    // @ts-expect-error titel is not a field of a new conversation (title is)
+    body: { model_id: 42, titel: "Leave questions" } satisfies RequestBody<"/api/v1/user/conversations", "post">,
+  });
+export const typoCaughtBySchema = () =>
+  client.POST("/api/v1/user/inference", {
+    // @ts-expect-error temprature is not a field of an inference (temperature is)
+    body: { query: "Hi", model_id: 42, temprature: 0.2 } satisfies components["schemas"]["InferenceRequest"],
+  });
+
+// The /admin types the package ships: an override set from a test, and a
+// journal entry read back, typed.
+export const override: OverrideRequest = {
+  match: { method: "GET", path: "/api/v1/user/model/{model_id}" },
+  respond: { status: 503, message: "The model service is down" },
+  times: 1,
+};
+// @ts-expect-error stauts is not a field of an answer (status is)
+export const overrideTypo: OverrideRequest = { match: { method: "GET", path: "/api/v1/user/model/4" }, respond: { stauts: 503 } };
+export function overrideOf(body: AdminEnvelope<JournalEntry[]>): number | undefined {
+  if (body.status !== "success") throw new Error(body.message);
+  const [call] = body.data;
+  return call?.override?.use;
+}

@@ -1,94 +1,16 @@
-// Command conformance certifies a server against the API contract. It is a
-// thin wrapper over package contractkit/conformance, which parses the flags
-// (conformance.ParseFlags) and runs the suite: see --help, and the exit
-// statuses there (0 pass, 1 fail, 2 usage, 3 unreachable). Its subcommand
-// `conformance proxy` is the validating proxy (package contractkit/proxy).
+// Command conformance certifies a server against the API contract: see
+// --help, and the exit statuses there (0 pass, 1 fail, 2 usage, 3
+// unreachable). Its subcommand `conformance proxy` is the validating proxy.
+// The command line is package conformance/cli, which `contractkit
+// conformance` (cmd/contractkit) runs too.
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
-	"contractkit/bound"
-	"contractkit/conformance"
-	"contractkit/internal/version"
-	"contractkit/proxy"
-)
-
-// Exit statuses: the suite's own.
-const (
-	exitPass  = conformance.ExitPass
-	exitUsage = conformance.ExitUsage
-	// conformance.Run also returns conformance.ExitFail and
-	// conformance.ExitUnreachable.
+	"contractkit/conformance/cli"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "proxy" {
-		os.Exit(runProxy(os.Args[2:]))
-	}
-	m := &Main{Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := m.ParseFlags(os.Args[1:], os.Getenv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(exitPass)
-		}
-		fmt.Fprintf(m.Stderr, "conformance: %v\n(see --help)\n", err)
-		os.Exit(exitUsage)
-	}
-	os.Exit(m.Run())
-}
-
-// Main is the program: ParseFlags, then Run.
-type Main struct {
-	Stdout, Stderr io.Writer
-
-	opts conformance.Options
-}
-
-// ParseFlags reads args, then the environment for every flag not given
-// (conformance.ParseFlags; --help writes the usage to Stdout).
-func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
-	var err error
-	m.opts, err = conformance.ParseFlags(args, getenv, m.Stdout)
-	return err
-}
-
-// Run does what the flags ask (print the version, the clauses or the
-// checks, or run the suite) and returns the exit status.
-func (m *Main) Run() int {
-	switch {
-	case m.opts.Version:
-		fmt.Fprintln(m.Stdout, "conformance", version.Get())
-		return exitPass
-	case m.opts.Clauses:
-		return conformance.Clauses(m.Stdout)
-	case m.opts.List:
-		return conformance.List(m.opts.Config, m.Stdout)
-	}
-	// The run's memory bound: the read bounds keep the suite under it,
-	// the runtime's soft limit makes the collector keep it there.
-	if m.opts.MaxMemory > 0 {
-		bound.LimitMemory(m.opts.MaxMemory<<20, os.Getenv)
-	}
-	return conformance.Run(m.opts.Config, m.Stdout)
-}
-
-// runProxy is `conformance proxy`: it runs until SIGINT or SIGTERM.
-func runProxy(args []string) int {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	m := &proxy.Main{Stdout: os.Stdout, Signals: sig}
-	if err := m.ParseFlags(args, os.Getenv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		fmt.Fprintf(os.Stderr, "conformance proxy: %v\n(see conformance proxy --help)\n", err)
-		return exitUsage
-	}
-	return m.Run()
+	os.Exit(cli.Command(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }

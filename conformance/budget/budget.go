@@ -7,11 +7,12 @@
 // account of it: the client asks it before every costly call (Admit, Take),
 // and tells it what each call made (a Ticket), what was removed, and which
 // resources are the account's own and must not be touched (Reuse). At the
-// end it gives the rows the reports show and what was left behind.
+// end it gives its rows and what was left behind, which the suite converts
+// into the reports' own (report.Spent).
 //
 // The package knows the contract only through package spec; it sends
-// nothing, and has no Ginkgo and no clock, so the client, the explore
-// phase, the proxy and the reports share it without weight.
+// nothing, and has no Ginkgo and no clock, so the client and the explore
+// phase share it without weight.
 package budget
 
 import (

@@ -2,7 +2,6 @@ package budget_test
 
 import (
 	"fmt"
-	"os"
 
 	"contractkit/conformance/budget"
 	"contractkit/spec"
@@ -32,15 +31,13 @@ func ExampleLedger() {
 	l.Removed(spec.CostModels, "21")
 	t, _ = l.Take(spec.CostDatasets)
 	t.Created("8")
-	l.WriteTable(os.Stdout)
+	for _, r := range l.Rows()[:2] {
+		fmt.Println(r)
+	}
+	fmt.Println(l.Left())
 	// Output:
 	// skipped: the budget for models is spent (--budget models=1)
-	// kind             budget  taken  created  started  removed  denied
-	// models           1       1      1        0        1        1
-	// datasets         -       1      1        0        0        0
-	// evaluations      -       0      0        0        0        0
-	// evaluation-runs  -       0      0        0        0        0
-	// conversations    -       0      0        0        0        0
-	// inferences       -       0      0        0        0        0
-	// Left behind: 1: datasets 8
+	// models: budget 1, taken 1, created 1, started 0, removed 1, denied 1, left behind: none
+	// datasets: budget -, taken 1, created 1, started 0, removed 0, denied 0, left behind: 8
+	// [datasets 8]
 }

@@ -2,15 +2,13 @@ package budget
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"contractkit/spec"
 )
 
-// Row is what one kind's account says at the end of a run: one row of the
-// summary's table, of the JSON report and of the HTML report.
+// Row is what one kind's account says at the end of a run; the suite
+// converts the rows into the reports' (report.SpentRow), which render them.
 type Row struct {
 	Kind Kind `json:"kind"`
 	// Limit is the cap; -1 when the kind is not capped.
@@ -87,59 +85,4 @@ func (r Row) String() string {
 		s += fmt.Sprintf(" (%d by a request meant to be refused)", len(r.Unplanned))
 	}
 	return s + ", left behind: " + r.leftText()
-}
-
-// WriteTable writes the rows as the summary's aligned table, one kind a
-// line, then the line of what was left behind.
-func (l *Ledger) WriteTable(w io.Writer) error {
-	rows := l.Rows()
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "kind\tbudget\ttaken\tcreated\tstarted\tremoved\tdenied\n")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Kind, r.limitText(), r.Taken, len(r.Created), len(r.Started), len(r.Removed), r.Denied)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, l.LeftLine())
-	return err
-}
-
-// LeftLine is one line naming what the run left behind: "Left behind:
-// none", or how many and the ids by kind.
-func (l *Ledger) LeftLine() string { return "Left behind: " + l.leftText() }
-
-func (l *Ledger) leftText() string {
-	left := l.Left()
-	if len(left) == 0 {
-		return "none"
-	}
-	parts := make([]string, 0, len(left))
-	for _, o := range left {
-		parts = append(parts, o.String())
-	}
-	return fmt.Sprintf("%d: %s", len(left), strings.Join(parts, ", "))
-}
-
-// Line is the whole account in one line (a JUnit property): "budget
-// models=1,...; models 1/1 created 1 started 0 removed 1; ...; left behind:
-// none". Kinds the run did not touch and the budget does not cap are left
-// out.
-func (l *Ledger) Line() string {
-	budget := l.budget.String()
-	if budget == "" {
-		budget = "none"
-	}
-	parts := []string{"budget " + budget}
-	for _, r := range l.Rows() {
-		if r.Limit < 0 && r.Taken == 0 && r.Denied == 0 && len(r.Created) == 0 && len(r.Started) == 0 {
-			continue
-		}
-		s := fmt.Sprintf("%s %d/%s created %d started %d removed %d", r.Kind, r.Taken, r.limitText(), len(r.Created), len(r.Started), len(r.Removed))
-		if r.Denied > 0 {
-			s += fmt.Sprintf(" denied %d", r.Denied)
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(append(parts, "left behind: "+l.leftText()), "; ")
 }

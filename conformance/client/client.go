@@ -30,6 +30,7 @@ import (
 	"contractkit/bound"
 	"contractkit/coverage"
 	"contractkit/exchange"
+	"contractkit/judge"
 	"contractkit/spec"
 )
 
@@ -117,6 +118,13 @@ type Client struct {
 	// pending holds the gate's settlements of opened calls until Finish
 	// (gate.go); guarded by mu.
 	pending map[*exchange.Exchange]func(*exchange.Exchange)
+
+	// judge judges every answer read (judged.go); verdicts keeps what it
+	// found until claimed or swept; seq numbers the exchanges sent. All
+	// guarded by mu.
+	judge    *judge.Judge
+	verdicts verdicts
+	seq      uint64
 }
 
 // New returns a client for base (the service base address). timeout
@@ -279,12 +287,25 @@ func (c *Client) readAll(x *exchange.Exchange, resp *http.Response) {
 		err = fmt.Errorf("the answer did not end within the request's timeout, %s: %w", c.timeout, err)
 	}
 	c.finish(resp.Request.Context(), resp, x, body, err)
+	c.judgeRead(resp.Request.Context(), x, nil, false)
 }
 
 // Finish records the body read from a response opened with Open. When a
 // bound cut the body, its *bound.Error is what is recorded, whatever the
 // reader made of the cut.
 func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
+	c.finishOpened(x, body, readErr, nil, false)
+}
+
+// FinishStream records an event stream opened with Open and read as s
+// (judge.ReadStream), its Err the reading's. cut says the reader stopped
+// reading before the stream's end on purpose (a bound of its own): the
+// stream is then judged by the events read.
+func (c *Client) FinishStream(x *exchange.Exchange, s *judge.Stream, cut bool) {
+	c.finishOpened(x, s.Raw, s.Err, s, cut)
+}
+
+func (c *Client) finishOpened(x *exchange.Exchange, body []byte, readErr error, s *judge.Stream, cut bool) {
 	c.mu.Lock()
 	b := c.opened[x]
 	delete(c.opened, x)
@@ -299,13 +320,19 @@ func (c *Client) Finish(x *exchange.Exchange, body []byte, readErr error) {
 		ctx, resp = b.ctx, b.resp
 	}
 	c.finish(ctx, resp, x, body, readErr)
+	// The opener says whether it stopped reading on purpose (cut); its
+	// context may end for its own reasons once the reading is done.
+	c.judgeRead(nil, x, s, cut)
 	c.settlePending(x)
 }
 
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
 	body, contentType, shown, curlData, err := encodeBody(r)
 	u := c.url(r.Path, r.Query)
-	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: queryString(r.Query)}
+	c.mu.Lock()
+	c.seq++
+	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: queryString(r.Query), Seq: c.seq}
+	c.mu.Unlock()
 	if err != nil {
 		x.Error = "building the request: " + err.Error()
 		c.record(x)
@@ -354,6 +381,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 		c.observe(ctx, area, req, err)
 		x.Error = c.redact.String(err.Error())
 		c.record(x)
+		c.judgeRead(ctx, x, nil, false)
 		return nil, x
 	}
 	x.Status = resp.StatusCode

@@ -11,6 +11,7 @@ import (
 	"contractkit/conformance/client"
 	"contractkit/judge"
 	"contractkit/mockserver"
+	"contractkit/spec"
 )
 
 // serve starts the mock in process with one account, the way a test of a
@@ -34,6 +35,7 @@ func ExampleClient_Do() {
 	base, stop := serve("example-key")
 	defer stop()
 	c := client.New(base, "example-key", "", 10*time.Second)
+	c.SetJudge(judge.New(spec.Strict(), spec.Declared())) // every answer read is judged
 
 	x := c.Do(context.Background(), client.Request{
 		Method: http.MethodGet,
@@ -41,7 +43,7 @@ func ExampleClient_Do() {
 		Query:  url.Values{"status": {"pending"}},
 	})
 	fmt.Println("status:", x.Status)
-	fmt.Println("findings:", judge.Verdict("listEvaluations", x, nil, false).Lines())
+	fmt.Println("findings:", c.Verdict(x).Lines())
 
 	body, err := judge.ParseJSON(x.Raw)
 	if err != nil {
@@ -62,11 +64,12 @@ func ExampleClient_Do_refused() {
 	base, stop := serve("example-key")
 	defer stop()
 	c := client.New(base, "example-key", "", 10*time.Second)
+	c.SetJudge(judge.New(spec.Strict(), spec.Declared()))
 
 	x := c.Do(context.Background(), client.Request{Method: http.MethodGet, Path: "/api/v1/evaluations/999999"})
 	fmt.Println("status:", x.Status)
 	fmt.Println("status findings:", judge.Status(x, http.StatusNotFound).Lines())
-	fmt.Println("findings:", judge.Verdict("getEvaluation", x, nil, false).Lines())
+	fmt.Println("findings:", c.Verdict(x).Lines())
 	// Output:
 	// status: 404
 	// status findings: []

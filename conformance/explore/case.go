@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -148,7 +149,7 @@ func (c *exploreCase) inFocus(op *exploreOp) bool {
 
 // do sends r and records the exchange in the current step.
 func (c *exploreCase) do(r client.Request) *exchange.Exchange {
-	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
+	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.callDeadline())
 	defer cancel()
 	x := c.x.host.Client().Do(ctx, r)
 	c.record(x)
@@ -243,6 +244,10 @@ func (c *exploreCase) readBack(k *resourceKind, id string, r *resource) {
 		if x.Status/100 == 2 {
 			c.compareStored(x, r, data, "a later read by id", false)
 			c.observe(x, r, data, false)
+		} else if x.Status == http.StatusTooManyRequests {
+			// A 429 the client could not wait out (the phase's deadline
+			// came first) leaves the property unjudged.
+			c.x.limited++
 		} else if x.Status/100 == 4 {
 			c.x.violate(c, finding{prop: PropStored, x: x,
 				what:   fmt.Sprintf("%s: a resource just written cannot be read", get.ID),
@@ -353,7 +358,7 @@ func (c *exploreCase) apply(op *exploreOp, x *exchange.Exchange, p plan, data ju
 // answer): the phase explores values, it does not wait for whole answers.
 // A stream cut short is judged by the events it had sent.
 func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
-	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.deadline)
+	ctx, cancel := context.WithDeadline(c.x.ctx, c.x.callDeadline())
 	defer cancel()
 	resp, x := c.x.host.Client().Open(ctx, r)
 	if resp == nil {
@@ -366,7 +371,7 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 		stop := time.AfterFunc(exploreStreamRead, cancel)
 		defer stop.Stop()
 		s := judge.ReadStream(resp.Body, exploreStreamRead, cancel)
-		c.x.host.Client().Finish(x, s.Raw, nil)
+		c.x.host.Client().FinishStream(x, s, s.Err != nil)
 		c.record(x)
 		// A stream the phase stopped reading is judged by the events it
 		// had sent: its end is unknown.

@@ -162,9 +162,11 @@ type outcome struct {
 // explorer runs the phase once.
 type explorer struct {
 	host Host
-	cfg  Config
-	cat  *catalog
-	ctx  context.Context
+	// judge is the one judge, the client's (properties.go).
+	judge *judge.Judge
+	cfg   Config
+	cat   *catalog
+	ctx   context.Context
 	// seed draws the sequences; budget bounds the requests spent
 	// exploring (spent); shrinking is bounded by time (shrinkSpent counts
 	// its requests) and deadline ends the phase.
@@ -173,9 +175,15 @@ type explorer struct {
 	shrinkSpent   int
 	shrinking     bool
 	deadline      time.Time
-	// requests and cases count what was sent, and in how many sequences.
-	requests, cases int
-	outcomes        map[string]*outcome
+	// shrinkTime is the round's shrinking allowance, shrinkUntil the end
+	// of the shrinking under way (callDeadline).
+	shrinkTime  time.Duration
+	shrinkUntil time.Time
+	// requests and cases count what was sent, and in how many sequences;
+	// limited the answers rate-limited past the client's waits, on which
+	// no property was judged.
+	requests, cases, limited int
+	outcomes                 map[string]*outcome
 	// hunted are the properties already found: their breaks no longer
 	// end a sequence.
 	hunted map[string]bool
@@ -208,7 +216,14 @@ func newExplorer(ctx context.Context, host Host, cfg Config) *explorer {
 	for _, p := range properties {
 		x.outcomes[p.id] = &outcome{decided: map[string][]finding{}}
 	}
-	x.deadline = time.Now().Add(exploreTime)
+	phase := exploreTime
+	if cfg.Time > 0 {
+		phase = cfg.Time
+	}
+	x.deadline = time.Now().Add(phase)
+	if x.judge = host.Client().Judge(); x.judge == nil {
+		x.judge = judge.New(spec.Strict(), spec.Declared())
+	}
 	return x
 }
 
@@ -235,7 +250,18 @@ func (x *explorer) spend() bool {
 // over reports whether the phase's time is up (its deadline passed or the
 // run was interrupted): a request cut then says nothing of the server.
 func (x *explorer) over() bool {
-	return x.ctx.Err() != nil || !time.Now().Before(x.deadline)
+	return x.ctx.Err() != nil || !time.Now().Before(x.callDeadline())
+}
+
+// callDeadline bounds a request of the phase: the phase's deadline, or,
+// while rapid replays and shrinks a failure, the shrinking's own (a
+// failure found near the deadline is replayed in its own time, not cut
+// short by a deadline already passed).
+func (x *explorer) callDeadline() time.Time {
+	if x.shrinking && x.shrinkUntil.After(x.deadline) {
+		return x.shrinkUntil
+	}
+	return x.deadline
 }
 
 // created registers the removal of a resource the phase made.
@@ -271,6 +297,13 @@ func (x *explorer) violate(c *exploreCase, f finding) {
 	steps := append([]step(nil), c.steps...)
 	x.recent = append(x.recent, failure{finding: f, steps: steps})
 	c.t.Fatalf("%s: %s", f.prop, f.what)
+}
+
+// shown reports whether the break is one an answer shows by itself, the
+// one judge's: the envelope, the schema, a stream's rules, a request the
+// contract refuses served. A replay is no test of those.
+func (f failure) shown() bool {
+	return f.prop == PropDocumented || len(f.fs.Rule(judge.RuleServedInvalid)) > 0
 }
 
 // tally counts the answers of an operation by status.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"time"
 
 	"contractkit/conformance/client"
 	"contractkit/spec"
@@ -49,6 +50,9 @@ type Config struct {
 	// SecondAccount says the client holds a second account's key: the
 	// phase then acts as the other account too (isolation).
 	SecondAccount bool
+	// Time bounds the phase (0: exploreTime, 40 s); shrinking a failure
+	// found near its end gets a time of its own.
+	Time time.Duration
 }
 
 // Run runs the phase once, within its budget and at most exploreTime

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"net/http"
@@ -95,7 +96,9 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 		stop := context.AfterFunc(sctx, func() { resp.Body.Close() })
 		defer stop()
 		st := judge.ReadStream(resp.Body, modelStreamIdle, cancel)
-		s.host.Client().Finish(x, st.Raw, st.Err)
+		// A stream cut by the model's own bounds is the suite's doing:
+		// judged by the events read (a server that broke it off is not).
+		s.host.Client().FinishStream(x, st, errors.Is(st.Err, judge.ErrStalled) || sctx.Err() != nil)
 		s.logged(x)
 		a.Stream, a.Cut = joined(st), st.Err != nil
 		return a

@@ -56,7 +56,7 @@ func (c *exploreCase) observe(x *exchange.Exchange, r *resource, data judge.J, f
 		c.x.violate(c, finding{prop: PropStates, x: x,
 			what:   fmt.Sprintf("%s: a state the transitions do not name", r.kind.param),
 			detail: fmt.Sprintf("%s %s is %q, a state the contract's transitions do not name", r.kind.param, r.id, s),
-			fs:     breaks(opOf(x), "/data/status", "state", "a state the transitions name", strconv.Quote(s), t.decision)})
+			fs:     breaks(c.x.opOf(x), "/data/status", "state", "a state the transitions name", strconv.Quote(s), t.decision)})
 	case fresh && !t.initial[s]:
 		decision := t.decision
 		if t.initialSeed {
@@ -66,12 +66,12 @@ func (c *exploreCase) observe(x *exchange.Exchange, r *resource, data judge.J, f
 		c.x.violate(c, finding{prop: PropStates, x: x,
 			what:   fmt.Sprintf("%s: created in a state that is not initial", r.kind.param),
 			detail: fmt.Sprintf("new %s %s is %q, want one of %s", r.kind.param, r.id, s, initial),
-			fs:     breaks(opOf(x), "/data/status", "state", "an initial state, one of "+initial, strconv.Quote(s), decision)})
+			fs:     breaks(c.x.opOf(x), "/data/status", "state", "an initial state, one of "+initial, strconv.Quote(s), decision)})
 	case r.status != "" && !t.reachable(r.status, s):
 		c.x.violate(c, finding{prop: PropStates, x: x,
 			what:   fmt.Sprintf("%s: a state the transitions do not reach", r.kind.param),
 			detail: fmt.Sprintf("%s %s was %q and is now %q: no transition leads there", r.kind.param, r.id, r.status, s),
-			fs:     breaks(opOf(x), "/data/status", "state", "a state the transitions reach from "+strconv.Quote(r.status), strconv.Quote(s), t.decision)})
+			fs:     breaks(c.x.opOf(x), "/data/status", "state", "a state the transitions reach from "+strconv.Quote(r.status), strconv.Quote(s), t.decision)})
 	}
 	if t.known(s) {
 		r.status = s

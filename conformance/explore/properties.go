@@ -24,14 +24,6 @@ import (
 // exploreStreamRead bounds the reading of one explored stream.
 const exploreStreamRead = 300 * time.Millisecond
 
-// Verdict is the explore phase's adapter around the one judge, the
-// verdict its sequences map onto the properties: the verdict on an
-// explored exchange of operation op whose answer was read whole or, for an
-// event stream, as s (cut: the phase stopped reading it at its bound).
-func Verdict(op string, x *exchange.Exchange, s *judge.Stream, cut bool) judge.Findings {
-	return judge.Verdict(op, x, s, cut)
-}
-
 // judge judges x, the answer to a request planned as p (its event stream
 // read as s, cut at the phase's bound), by the one judge's verdict mapped
 // onto the properties, and by what the plan expects; it returns the data
@@ -44,7 +36,9 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 		// machine is not a broken server. No verdict.
 		return data
 	}
-	fs := Verdict(op.ID, x, s, cut)
+	// The one judge's verdict, taken when the client read the answer (as
+	// read: s, cut); claimed here, so the run does not report it twice.
+	fs := c.x.host.Client().Verdict(x)
 	server := fs.Side(judge.Server)
 	invalid := fs.Has(judge.Client, judge.Declared)
 	switch served := server.Rule(judge.RuleServedInvalid); {
@@ -73,6 +67,10 @@ func (c *exploreCase) judge(op *exploreOp, x *exchange.Exchange, p plan, s *judg
 			what:   fmt.Sprintf("%s: served a request that %s", op.ID, stableRefusal(p.refuse)),
 			detail: fmt.Sprintf("the request %s and was answered %d%s", p.refuse, x.Status, with),
 			fs:     breaks(op.ID, judge.RuleStatus, "refused", "a refusal", strconv.Itoa(x.Status), p.decision)})
+	case x.Status == http.StatusTooManyRequests:
+		// Rate limited and not waited out (the phase's deadline came
+		// first): no property is judged on it.
+		c.x.limited++
 	case x.Status/100 == 4 && p.refuse == "" && p.invalid == "" && !invalid && !p.mayRefuse && !p.foreign:
 		c.x.refusedValid(op, x)
 	}
@@ -122,9 +120,9 @@ func breaks(op, pointer, rule, expected, got, decision string) judge.Findings {
 	return judge.Findings{f}
 }
 
-// opOf is the operation of x's request, "" outside the contract.
-func opOf(x *exchange.Exchange) string {
-	op, _, _ := judge.Operation(x.Method, x.Path)
+// opOf is the operation of ex's request, "" outside the contract.
+func (x *explorer) opOf(ex *exchange.Exchange) string {
+	op, _, _ := x.judge.Operation(ex.Method, ex.Path)
 	return op
 }
 
@@ -191,7 +189,7 @@ func (x *explorer) breakBody(g gen, op *exploreOp, body map[string]any) (map[str
 			b[k] = v
 		}
 		ch.apply(b)
-		if declaredInvalid(op, b) {
+		if x.declaredInvalid(op, b) {
 			return b, ch.what
 		}
 	}
@@ -222,14 +220,14 @@ func wrongType(s *openapi3.Schema) any {
 // client's there): a change the contract's lenient readings read (a string
 // "7" for model_id on a conversation, D-21) is not, so the phase never
 // plans as invalid a value a lenient server may read.
-func declaredInvalid(op *exploreOp, body map[string]any) bool {
+func (ex *explorer) declaredInvalid(op *exploreOp, body map[string]any) bool {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return false
 	}
 	x := &exchange.Exchange{Method: strings.ToUpper(op.Method), Path: pathParam.ReplaceAllString(op.Path, "1"),
 		RequestHeader: http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer <explore>"}}, Sent: b}
-	for _, f := range judge.Request(op.ID, x).Class(judge.Declared) {
+	for _, f := range ex.judge.Request(op.ID, x).Class(judge.Declared) {
 		if strings.HasPrefix(f.Pointer, "/") {
 			return true
 		}

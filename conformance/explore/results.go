@@ -101,6 +101,13 @@ type Outcome struct {
 	Differences []Difference
 	// Failure is nil when the property held.
 	Failure *Failure
+	// Unconfirmed is a break of the property's own inference (what was
+	// stored, listed, gone, refused) that the replay did not reproduce: a
+	// state the server moved on its own, a limit it applied once. It is
+	// reported, never a failure. A break of the contract an answer shows
+	// (the envelope, the schema, a served invalid request) is never
+	// unconfirmed: the answer itself shows it.
+	Unconfirmed *Failure
 }
 
 // Outcome is what the phase found of property id.
@@ -120,7 +127,12 @@ func (r *Result) Outcome(id string) Outcome {
 		out.Differences = append(out.Differences, diff)
 	}
 	if f := o.failure; f != nil {
-		out.Failure = &Failure{Decision: f.decision(), Text: r.x.failureText(o), Findings: f.fs, X: f.x}
+		fail := &Failure{Decision: f.decision(), Text: r.x.failureText(o), Findings: f.fs, X: f.x}
+		if f.reproduced || f.shown() {
+			out.Failure = fail
+		} else {
+			out.Unconfirmed = fail
+		}
 	}
 	return out
 }
@@ -129,6 +141,9 @@ func (r *Result) Outcome(id string) Outcome {
 func (x *explorer) runLine() string {
 	s := fmt.Sprintf("explore: seed %d, %d of %d requests spent exploring (%d shrinking), %d sequences; replay with --seed %d",
 		x.seed, x.spent, x.budget, x.shrinkSpent, x.cases, x.seed)
+	if x.limited > 0 {
+		s += fmt.Sprintf("; %d answer(s) rate-limited past the client's waits left unjudged", x.limited)
+	}
 	if x.stopped != "" {
 		s += " (" + x.stopped + ")"
 	}

@@ -58,7 +58,8 @@ func (x *explorer) run() {
 		checks := max(1, (x.budget-x.spent)/(exploreSteps*3/2))
 		setRapid("rapid.checks", strconv.Itoa(checks))
 		setRapid("rapid.seed", strconv.FormatUint(x.seed+round*7919+1, 10))
-		setRapid("rapid.shrinktime", min(maxShrink, max(time.Second, time.Until(x.deadline)/2)).String())
+		x.shrinkTime = min(maxShrink, max(time.Second, time.Until(x.deadline)/2))
+		setRapid("rapid.shrinktime", x.shrinkTime.String())
 		x.recent = nil
 		x.shrinking = false
 		tb := &rapidTB{}
@@ -97,10 +98,12 @@ func (x *explorer) sequence(t *rapid.T) {
 		c.focus = x.cat.needs(x.cat.kinds[f-1])
 	}
 	c.rot = rapid.IntRange(0, len(x.cat.ops)-1).Draw(t, "rotation")
-	if len(x.recent) > 0 {
+	if len(x.recent) > 0 && !x.shrinking {
 		// rapid replays the failure to reproduce it and then shrinks it:
-		// from now on the requests come from the shrinking allowance.
+		// from now on the requests come from the shrinking allowance, in
+		// the shrinking's time.
 		x.shrinking = true
+		x.shrinkUntil = time.Now().Add(x.shrinkTime)
 	}
 	x.cases++
 	t.Repeat(c.actions())

@@ -28,12 +28,15 @@ export class ApiError extends Error {
 // headers, and for a call the user did not ask for (auto: 'poll' for a
 // timer's refresh, 'refresh' for a list reloaded after an action or on
 // start) the X-Mock-Console header, which the journal records and the
-// Inspector uses to hide the console's own calls.
+// Inspector uses to hide the console's own calls. quiet marks a read the
+// console makes on a timer (the live polls of /admin, live.js): call does
+// not show it as waiting, nor reads anything after it.
 export function req(method, body, opts) {
   const o = opts || {};
   const h = { Accept: 'application/json', ...(state.key ? { Authorization: 'Bearer ' + state.key } : {}), ...(o.headers || {}) };
   if (o.auto) h['X-Mock-Console'] = o.auto;
   const init = { method, headers: h, cache: 'no-store' };
+  if (o.quiet) quietCalls.add(init);
   if (body instanceof FormData) {
     init.body = body;
   } else if (body !== undefined) {
@@ -44,6 +47,7 @@ export function req(method, body, opts) {
 }
 
 const pending = new Map(); // call number → { label, start }
+const quietCalls = new WeakSet(); // the inits req made quiet
 let seq = 0;
 let ticker = 0;
 const forced = new WeakSet(); // answers whose status a control forced
@@ -63,22 +67,28 @@ function showBusy() {
 }
 
 // call sends one request: the API calls get the mock controls set for
-// their operation; the call is shown as waiting while it takes long.
+// their operation; the call is shown as waiting while it takes long (a
+// quiet one is not, and reads nothing after it).
 export async function call(path, init) {
-  if (path.startsWith('/api/v1/')) {
+  const loud = !quietCalls.has(init);
+  if (loud && path.startsWith('/api/v1/')) {
     Object.assign(init.headers, state.controlsFor(init.method, path.split('?')[0]));
   }
   const n = ++seq;
-  pending.set(n, { label: init.method + ' ' + path.split('?')[0], start: Date.now() });
-  if (!ticker) ticker = setInterval(showBusy, 100);
+  if (loud) {
+    pending.set(n, { label: init.method + ' ' + path.split('?')[0], start: Date.now() });
+    if (!ticker) ticker = setInterval(showBusy, 100);
+  }
   try {
     const resp = await window.fetch(path, init);
     if (/(^|[,;\s])code=/.test(init.headers.Prefer || '')) forced.add(resp);
     return resp;
   } finally {
-    pending.delete(n);
-    showBusy();
-    state.afterCall(path);
+    if (loud) {
+      pending.delete(n);
+      showBusy();
+      state.afterCall(path);
+    }
   }
 }
 

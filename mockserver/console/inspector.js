@@ -2,9 +2,11 @@
 // filtered by method, path and status; the console's own refreshes (sent
 // with X-Mock-Console, which the journal records like any header) are
 // hidden unless asked for, or unless an override answered one. A stream a
-// fault ended is named (stream.fault), a CORS preflight as such, the
+// fault ended is named (stream.fault), a CORS preflight as such, one no
+// call followed as a probable CORS failure (orphan, always shown), the
 // fields a body sent that the contract does not name (unknown_fields,
-// D-29), and which use of an override a call spent.
+// D-29), and which use of an override a call spent. It follows the journal
+// by itself (pollJournal, live.js): new calls appear without a click.
 import { $, el, bytes, emptyRow, enc, fresh, labelCells, say, setText } from './dom.js';
 import { ApiError, act, call, confirmed, envelope, errText, req, state } from './http.js';
 
@@ -22,6 +24,7 @@ const own = (e) => {
   return Object.keys(h).some((k) => k.toLowerCase() === 'x-mock-console');
 };
 
+const orphanOf = (e) => (e.orphan && e.orphan.reason) || '';
 const faultOf = (e) => (e.response && e.response.stream && e.response.stream.fault) || '';
 const unknownOf = (e) => (Array.isArray(e.unknown_fields) ? e.unknown_fields : []).concat(e.unknown_fields_more ? ['and ' + e.unknown_fields_more + ' more'] : []);
 const overrideText = (o) => 'override ' + o.id + (o.use ? ', use ' + o.use : '');
@@ -33,22 +36,33 @@ export function inspectSoon(path) {
   soon = setTimeout(() => { soon = 0; refreshJournal(); }, 250);
 }
 
-async function loadJournal() {
+// loadJournal reads the entries after the last one shown (quiet: the live
+// poll). Two reads at once give the same entries: each is added once.
+async function loadJournal(quiet) {
   const key = state.key;
-  const resp = await call(`/admin/requests?preflight=true&since=${enc(lastId)}`, req('GET'));
+  const resp = await call(`/admin/requests?preflight=true&since=${enc(lastId)}`, req('GET', undefined, { quiet }));
   if (resp.status === 401) { state.onRefused(); throw new ApiError(401, 'the key was refused'); }
   const data = await envelope(resp);
-  if (key !== state.key) return;
+  if (key !== state.key) return 0;
+  let added = 0;
   for (const e of data) {
+    if (e.id <= lastId) continue;
     journal.push(e);
-    lastId = Math.max(lastId, e.id);
+    lastId = e.id;
+    added++;
   }
   journal = journal.slice(-KEEP);
-  render(data.length > 0);
+  return added;
+}
+
+// pollJournal is the live read: the table is drawn again only when calls
+// came, so a row the user is on stays as it is.
+export async function pollJournal() {
+  if (await loadJournal(true)) render(true);
 }
 
 export async function refreshJournal() {
-  try { await loadJournal(); } catch (e) { say($('in-msg'), errText(e), 'error'); }
+  try { render((await loadJournal()) > 0); } catch (e) { say($('in-msg'), errText(e), 'error'); }
 }
 
 export function clearJournalView() {
@@ -77,7 +91,8 @@ function shown() {
     if (method && e.method !== method) return false;
     if (path && !(e.path + (e.query ? '?' + e.query : '')).toLowerCase().includes(path)) return false;
     if (status && String(e.status)[0] !== status[0]) return false;
-    if (!withPreflights && e.preflight) return false;
+    // A preflight no call followed always shows: it is why the app's call failed.
+    if (!withPreflights && e.preflight && !e.orphan) return false;
     // A call an override answered always shows: a use it spent is never hidden.
     if (!withOwn && own(e) && !e.override) { hidden++; return false; }
     return true;
@@ -86,7 +101,7 @@ function shown() {
 }
 
 const rowLabel = (e) => 'Call ' + e.id + ': ' + e.method + ' ' + e.path + ', status ' + e.status +
-  (e.preflight ? ', a CORS preflight' : '') + (faultOf(e) ? ', ' + FAULTS[faultOf(e)] : '') +
+  (e.orphan ? ', a CORS preflight no call followed: probable CORS failure' : e.preflight ? ', a CORS preflight' : '') + (faultOf(e) ? ', ' + FAULTS[faultOf(e)] : '') +
   (e.override ? ', answered by ' + overrideText(e.override) : '') +
   (unknownOf(e).length ? ', fields the contract does not name: ' + unknownOf(e).join(', ') : '');
 
@@ -102,7 +117,8 @@ function render(grew) {
   el('td', {}, el('span', { className: 'badge ' + statusClass(e.status) }, e.status),
     faultOf(e) ? el('span', { className: 'fault' }, FAULTS[faultOf(e)] || faultOf(e)) : null,
     e.override ? el('span', { className: 'override' }, overrideText(e.override)) : null,
-    e.preflight ? el('span', { className: 'preflight' }, 'CORS preflight') : null,
+    e.orphan ? el('span', { className: 'orphan' }, 'probable CORS failure: no call followed')
+      : e.preflight ? el('span', { className: 'preflight' }, 'CORS preflight') : null,
     unknownOf(e).length ? el('span', { className: 'unknown' }, 'unknown field' + (unknownOf(e).length > 1 ? 's' : '') + ': ' + unknownOf(e).join(', ')) : null),
   el('td', { className: 'num' }, typeof e.duration_ms === 'number' ? e.duration_ms.toFixed(1) : '')));
   $('in-rows').replaceChildren(...(rows.length ? rows : [emptyRow(5, journal.length ? 'No call matches the filters.' : 'No calls yet.')]));
@@ -129,11 +145,13 @@ function pick(id, quiet) {
   const copy = el('button', { type: 'button', className: 'small', on: { click: () => copyCommand(e) } }, 'Copy as curl');
   const st = e.response.stream;
   const fault = faultOf(e);
-  $('in-detail').replaceChildren(
+  $('in-detail').replaceChildren(...[
     el('h3', {}, 'Call ' + e.id + ': ' + e.method + ' ' + e.path + (e.query ? '?' + e.query : '') + ' → ' + e.status + (fault ? ', ' + FAULTS[fault] : '') + ' in ' + e.duration_ms + ' ms'),
     el('p', { className: 'hint' }, e.time + (own(e) ? ' · sent by the console by itself' : '') +
       (e.override ? ' · answered by ' + overrideText(e.override) + ' (' + e.override.kind + ')' : '') +
-      (e.preflight ? ' · a CORS preflight: the browser asked whether the page may send this call (no key); the call follows it' : '')),
+      (e.orphan ? ' · a CORS preflight no call followed (no key)'
+        : e.preflight ? ' · a CORS preflight: the browser asked whether the page may send this call (no key); the call follows it' : '')),
+    orphanOf(e) ? el('p', { className: 'msg warn' }, orphanOf(e).charAt(0).toUpperCase() + orphanOf(e).slice(1) + '.') : null,
     unknownOf(e).length ? el('p', { className: 'msg warn' }, 'The body sent fields the contract does not name; the mock ignored them (D-29): ' + unknownOf(e).join(', ')) : null,
     el('div', { className: 'row' }, copy, el('span', { id: 'in-copied', className: 'hint', role: 'status' })),
     el('pre', { className: 'curl' }, e.curl),
@@ -143,7 +161,8 @@ function pick(id, quiet) {
     ...(st ? [
       el('h3', {}, 'Streamed chunks: ' + st.chunk_count + (st.truncated ? ' (the journal kept ' + st.chunks.length + ')' : '') + (fault ? '; ended by the fault "' + fault + '"' : '')),
       el('ol', { className: 'chunks' }, ...st.chunks.map((c, i) => el('li', {}, el('span', { className: 'n', 'aria-hidden': 'true' }, String(i + 1)), el('span', {}, c.replace(/\n+$/, ''))))),
-    ] : [el('h3', {}, 'Response body, ' + sizeNote(e.response)), el('pre', {}, e.response.body || '(none)')]));
+    ] : [el('h3', {}, 'Response body, ' + sizeNote(e.response)), el('pre', {}, e.response.body || '(none)')]),
+  ].filter((n) => n)); // a part that does not apply is left out (replaceChildren would write "null")
 }
 
 async function copyCommand(e) {
@@ -166,7 +185,7 @@ function clearJournal(ev) {
 }
 
 export function wireInspector() {
-  $('in-refresh').addEventListener('click', (ev) => act(ev.currentTarget, $('in-msg'), () => loadJournal().then(() => 'Refreshed.')));
+  $('in-refresh').addEventListener('click', (ev) => act(ev.currentTarget, $('in-msg'), () => loadJournal().then((n) => { render(n > 0); return 'Refreshed.'; })));
   for (const id of ['in-method', 'in-filter', 'in-own', 'in-preflight']) $(id).addEventListener('change', () => render(false));
   $('in-path').addEventListener('input', () => render(false));
   $('in-clear').addEventListener('click', clearJournal);

@@ -10,6 +10,7 @@ import { clearAsk, wireAsk } from './ask.js';
 import { clearEvaluations, refreshEvaluations, wireEvaluations } from './evaluations.js';
 import { clearJournalView, inspectSoon, refreshJournal, wireInspector } from './inspector.js';
 import { clearOverrides, fillOverrideForm, overridesSoon, refreshOverrides, wireOverrides } from './overrides.js';
+import { startLive, stopLive } from './live.js';
 
 const KEY_STORAGE = 'contractkit.console.apiKey';
 // The server fills this tag only when it runs with its generated
@@ -26,6 +27,7 @@ function reloadAll() {
 
 // clearPanels empties every panel: nothing of another key stays on screen.
 function clearPanels() {
+  stopLive();
   delete document.body.dataset.loaded;
   clearDatasets();
   clearModels();
@@ -62,6 +64,7 @@ async function startWith(key) {
     return;
   }
   await reloadAll();
+  if (key === state.key) startLive();
 }
 
 function useKey(ev) {

@@ -1,7 +1,9 @@
 // The Overrides panel: the key's active overrides (/admin/overrides) with
 // their uses left, a form that adds one (the operation chosen from the
 // contract, the example from that operation's named examples, the status
-// from those it documents), and removing one or all.
+// from those it documents), and removing one or all. It follows the
+// key's overrides by itself (pollOverrides, live.js): one a test sets, or a
+// use an app spends, shows without a click.
 import { $, el, emptyRow, enc, fillSelect, fresh, labelCells, say } from './dom.js';
 import { act, call, confirmed, envelope, errText, latest, req, state } from './http.js';
 import { opById, opItems } from './contract.js';
@@ -11,14 +13,26 @@ import { opById, opItems } from './contract.js';
 const UNDOCUMENTED = '503';
 
 let overrides = [];
+let shownSig = '';
 let soon = 0;
 
-export async function loadOverrides() {
+// loadOverrides reads the key's overrides (quiet: the live poll) and draws
+// the table again when they changed, so a Remove button under the pointer
+// stays while nothing did.
+export async function loadOverrides(quiet) {
   const current = latest('overrides');
-  const data = await envelope(await call('/admin/overrides', req('GET')));
+  const data = await envelope(await call('/admin/overrides', req('GET', undefined, { quiet })));
   if (!current()) return;
   overrides = Array.isArray(data) ? data : [];
+  const sig = JSON.stringify(overrides);
+  if (sig === shownSig && $('ov-rows').children.length) return;
+  shownSig = sig;
   render();
+}
+
+// pollOverrides is the live read.
+export function pollOverrides() {
+  return loadOverrides(true);
 }
 
 export async function refreshOverrides() {
@@ -36,18 +50,27 @@ export function clearOverrides() {
   clearTimeout(soon);
   soon = 0;
   overrides = [];
+  shownSig = '';
   $('ov-rows').replaceChildren();
 }
 
-// answer says in words what an override answers.
+// span is a delay as an override shows it: "2s", "100ms..900ms" or
+// {min, max}.
+const span = (d) => (d && typeof d === 'object' ? d.min + '..' + d.max : String(d));
+
+// answer says in words what an override answers: its answer, the delay
+// before it, the pace of its stream.
 function answer(r) {
   const x = r || {};
-  if (x.example) return 'the example "' + x.example + '"';
-  if (x.delay) return 'a delay of ' + x.delay + ', then as usual';
-  if (x.stream_fault) return 'the stream fault "' + x.stream_fault + '"';
-  if (x.data !== undefined) return x.status + ' with literal data';
-  if (x.status) return 'status ' + x.status + (x.message ? ': ' + x.message : '');
-  return JSON.stringify(x);
+  let what;
+  if (x.example) what = 'the example "' + x.example + '"';
+  else if (x.stream_fault) what = 'the stream fault "' + x.stream_fault + '"';
+  else if (x.data !== undefined) what = x.status + ' with literal data';
+  else if (x.status) what = 'status ' + x.status + (x.message ? ': ' + x.message : '');
+  else if (x.delay) return 'a delay of ' + span(x.delay) + ', then as usual' + (x.token_interval ? ', tokens every ' + span(x.token_interval) : '');
+  else if (x.token_interval) return 'the usual stream, tokens every ' + span(x.token_interval);
+  else return JSON.stringify(x);
+  return what + (x.delay ? ' after a delay of ' + span(x.delay) : '') + (x.token_interval ? ', tokens every ' + span(x.token_interval) : '');
 }
 
 function render() {

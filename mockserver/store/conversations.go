@@ -68,13 +68,13 @@ func (c *conversation) view() ConversationView {
 func (a *Account) CreateConversation(modelID int64, title string) (ConversationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	if a.models[modelID] == nil {
 		return ConversationView{}, apierr.New(apierr.NotFound, "model %d not found", modelID)
 	}
 	now := a.now()
 	c := &conversation{id: a.newUUID(), seq: a.nextSeq(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
 	a.conversations[c.id] = c
+	a.commit(change{Conversation: ptr(c.snap())})
 	return c.view(), nil
 }
 
@@ -109,12 +109,12 @@ func (a *Account) Conversations(modelID string, limit, offset int) ([]Conversati
 func (a *Account) RenameConversation(id, title string) (ConversationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	c, err := a.conversation(id)
 	if err != nil {
 		return ConversationView{}, err
 	}
 	c.title, c.updatedAt = title, a.now()
+	a.commit(change{Conversation: ptr(c.snap())})
 	return c.view(), nil
 }
 
@@ -122,12 +122,12 @@ func (a *Account) RenameConversation(id, title string) (ConversationView, error)
 func (a *Account) DeleteConversation(id string) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	c, err := a.conversation(id)
 	if err != nil {
 		return DeleteResult{}, err
 	}
 	delete(a.conversations, c.id)
+	a.commit(change{Removed: &removed{Conversations: []string{c.id}}})
 	return DeleteResult{Message: "Conversation deleted", ID: c.id}, nil
 }
 
@@ -157,6 +157,18 @@ func (a *Account) conversation(id string) (*conversation, error) {
 		return c, nil
 	}
 	return nil, apierr.New(apierr.NotFound, "conversation %s not found", quoteID(id))
+}
+
+// saved counts the messages before the i-th that are saved (not an answer
+// still streaming): a message's place in a snapshot or a log record.
+func (c *conversation) saved(i int) int {
+	n := 0
+	for _, m := range c.messages[:i] {
+		if !m.pending {
+			n++
+		}
+	}
+	return n
 }
 
 // appendMessage records one message in c and returns its id; the caller

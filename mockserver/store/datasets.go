@@ -197,7 +197,6 @@ func (a *Account) createDataset(in DatasetInput, id int64) (CreatedDataset, erro
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	now := a.now()
 	if id == 0 {
 		id = a.nextID()
@@ -208,6 +207,7 @@ func (a *Account) createDataset(in DatasetInput, id int64) (CreatedDataset, erro
 	}
 	d.add(in.Docs, now)
 	a.datasets[d.id] = d
+	a.commit(change{Dataset: ptr(d.snap(0))})
 	return CreatedDataset{DatasetView: d.view(), FailedFiles: nonNil(in.Failed), Failures: in.failures()}, nil
 }
 
@@ -215,12 +215,13 @@ func (a *Account) createDataset(in DatasetInput, id int64) (CreatedDataset, erro
 func (a *Account) AddFiles(id string, up Upload) (UploadResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	d, err := a.liveDataset(id)
 	if err != nil {
 		return UploadResult{}, err
 	}
+	from := len(d.files)
 	d.add(up.Docs, a.now())
+	a.commit(change{Files: &filesAdded{Dataset: d.id, From: from, Files: d.snap(from).Files, UploadedAt: d.uploadedAt, UpdatedAt: d.updatedAt}})
 	res := UploadResult{
 		Success: len(up.Docs) > 0, DatasetID: d.id, FailedFiles: nonNil(up.Failed),
 		FilesUploaded: len(up.Docs), FilesFailed: len(up.Failed), Failures: up.failures(),
@@ -260,16 +261,17 @@ func (a *Account) Datasets() []DatasetView {
 func (a *Account) DeleteDataset(id string, permanent bool) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	d, err := a.liveDataset(id)
 	if err != nil {
 		return DeleteResult{}, err
 	}
 	if permanent {
 		delete(a.datasets, d.id)
+		a.commit(change{Removed: &removed{Datasets: []int64{d.id}}})
 	} else {
 		d.deleted = true
 		d.updatedAt = a.now()
+		a.commit(change{Dataset: ptr(d.snap(len(d.files)))}) // its fields; the files stay
 	}
 	return DeleteResult{Message: "Dataset deleted", ID: idString(d.id), Permanent: &permanent}, nil
 }

@@ -107,9 +107,13 @@ type StartResult struct {
 
 // validateName applies D-19 with the length bounds the server read from
 // the contract (Config.EvaluationName); the error says which rule failed.
-func (a *Account) validateName(name string) error {
+func (a *Account) validateName(name string) error { return a.store.CheckEvaluationName(name) }
+
+// CheckEvaluationName applies D-19 to an evaluation's name, as a create,
+// a rename and check-name do.
+func (s *Store) CheckEvaluationName(name string) error {
 	t := strings.TrimSpace(name)
-	bound := a.store.cfg.EvaluationName
+	bound := s.cfg.EvaluationName
 	switch n := utf8.RuneCountInString(t); {
 	case t == "":
 		return errors.New("name must not be empty or only spaces")
@@ -163,7 +167,6 @@ func (a *Account) CreateEvaluation(in EvaluationInput) (EvaluationView, error) {
 	if a.nameTaken(in.Name, 0) {
 		return EvaluationView{}, apierr.New(apierr.Conflict, "name: an evaluation named %q already exists", strings.TrimSpace(in.Name))
 	}
-	defer a.store.touch()
 	now := a.now()
 	e := &evaluation{
 		id: a.nextID(), name: strings.TrimSpace(in.Name), typ: in.Type, modelID: m.id, modelName: m.name,
@@ -171,6 +174,7 @@ func (a *Account) CreateEvaluation(in EvaluationInput) (EvaluationView, error) {
 		status: lifecycle.EvalPending, createdAt: now, updatedAt: now,
 	}
 	a.evaluations[e.id] = e
+	a.commit(change{Evaluation: ptr(e.snap())})
 	return a.evaluationView(e), nil
 }
 
@@ -214,7 +218,6 @@ func (a *Account) UpdateEvaluation(id string, name, description *string) (Evalua
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return EvaluationView{}, err
@@ -229,6 +232,7 @@ func (a *Account) UpdateEvaluation(id string, name, description *string) (Evalua
 		e.description = *description
 	}
 	e.updatedAt = a.now()
+	a.commit(change{Evaluation: ptr(e.snap())})
 	return a.evaluationView(e), nil
 }
 
@@ -237,7 +241,6 @@ func (a *Account) UpdateEvaluation(id string, name, description *string) (Evalua
 func (a *Account) DeleteEvaluation(id string) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return DeleteResult{}, err
@@ -246,6 +249,7 @@ func (a *Account) DeleteEvaluation(id string) (DeleteResult, error) {
 		return DeleteResult{}, apierr.New(apierr.Conflict, "evaluation %d is running and cannot be deleted", e.id)
 	}
 	delete(a.evaluations, e.id)
+	a.commit(change{Removed: &removed{Evaluations: []int64{e.id}}})
 	return DeleteResult{Message: "Evaluation deleted", ID: idString(e.id)}, nil
 }
 
@@ -254,7 +258,6 @@ func (a *Account) DeleteEvaluation(id string) (DeleteResult, error) {
 func (a *Account) StartEvaluation(id string) (StartResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	e, err := a.evaluation(id)
 	if err != nil {
 		return StartResult{}, err
@@ -262,6 +265,7 @@ func (a *Account) StartEvaluation(id string) (StartResult, error) {
 	if err := a.start(e, a.now(), a.store.cfg.EvalDuration); err != nil {
 		return StartResult{}, err
 	}
+	a.commit(change{Evaluation: ptr(e.snap())})
 	return StartResult{Message: "Evaluation started", ModelID: e.modelID}, nil
 }
 
@@ -281,7 +285,6 @@ func (a *Account) start(e *evaluation, at time.Time, d time.Duration) error {
 func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string) (EvaluationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	// What the request alone shows is judged before the evaluation is
 	// looked up (D-48: a rule of the request before an unknown id).
 	chosen := samples
@@ -303,6 +306,8 @@ func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string)
 	if err := a.start(e, now, 0); err != nil {
 		return EvaluationView{}, err
 	}
+	// From here the evaluation has changed, whatever comes next.
+	defer func() { a.commit(change{Evaluation: ptr(e.snap())}) }()
 	// No samples (the vendor's docs send `samples: []`): the evaluation's own
 	// questions, drawn from the model's data, are answered and scored (D-10).
 	results, ev := scoreAll(chosen), lifecycle.EvalFinish
@@ -361,9 +366,10 @@ func (a *Account) advance(e *evaluation) {
 	e.status, e.completedAt, e.updatedAt = next, &end, end
 	if next == lifecycle.EvalFailed {
 		e.results = &Results{Samples: []SampleResult{}, Error: "the model has no data to answer from"}
-		return
+	} else {
+		e.results = a.benchmark(e)
 	}
-	e.results = a.benchmark(e)
+	a.commit(change{Evaluation: ptr(e.snap())})
 }
 
 // benchmark asks the model questions generated from its own data and scores

@@ -47,7 +47,6 @@ const passagesPerAnswer = 6
 func (a *Account) Ask(q Question) (Reply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	// Every id the request names is resolved before what the resources
 	// refuse is judged (D-48: an unknown id before a state).
 	m, err := a.model(idString(q.ModelID))
@@ -79,8 +78,9 @@ func (a *Account) Ask(q Question) (Reply, error) {
 		thread = a.newUUID()
 	}
 	var answerID string
-	if conv != nil {
-		now := a.now()
+	switch {
+	case conv != nil:
+		now, from := a.now(), len(conv.messages)
 		a.appendMessage(conv, "user", q.Query, now, false)
 		if q.Streamed {
 			// Its place is kept; its text is what SettleAnswer is told.
@@ -88,6 +88,10 @@ func (a *Account) Ask(q Question) (Reply, error) {
 		} else {
 			a.appendMessage(conv, "assistant", ans.Text, now, false)
 		}
+		a.commit(change{Messages: &messagesAdded{Conversation: conv.id, At: conv.saved(from),
+			Messages: conv.savedMessages(from), UpdatedAt: conv.updatedAt}})
+	case q.ThreadID == "":
+		a.commit(change{}) // a thread id was handed out
 	}
 	return Reply{Answer: ans, ModelID: m.id, ModelName: m.name, ConversationID: q.ConversationID, ThreadID: thread, Passages: passages, AnswerID: answerID}, nil
 }
@@ -109,13 +113,15 @@ func (a *Account) SettleAnswer(conversationID, answerID, sent string) {
 		if m.id != answerID || !m.pending {
 			continue
 		}
-		a.store.touch()
 		if sent == "" {
 			c.messages = append(c.messages[:i], c.messages[i+1:]...)
+			a.store.touch() // nothing saved changed: the answer never was
 			return
 		}
 		m.content, m.pending = sent, false
 		c.updatedAt = a.now()
+		a.commit(change{Messages: &messagesAdded{Conversation: c.id, At: c.saved(i),
+			Messages: c.savedMessages(i)[:1], UpdatedAt: c.updatedAt}})
 		return
 	}
 }

@@ -119,7 +119,6 @@ func ptr[T any](v T) *T { return &v }
 func (a *Account) CreateModel(in ModelInput) (ModelView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	d, err := a.liveDataset(in.DatasetID)
 	if err != nil {
 		return ModelView{}, err
@@ -133,6 +132,7 @@ func (a *Account) CreateModel(in ModelInput) (ModelView, error) {
 		training: lifecycle.Training{CreatedAt: now, Duration: a.store.cfg.TrainDuration},
 	}
 	a.models[m.id] = m
+	a.commit(change{Model: ptr(m.snap())})
 	return a.modelView(m), nil
 }
 
@@ -190,17 +190,19 @@ func (a *Account) Models() []ModelView {
 func (a *Account) DeleteModel(id string) (DeleteResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
 	m, err := a.model(id)
 	if err != nil {
 		return DeleteResult{}, err
 	}
 	delete(a.models, m.id)
-	for cid, c := range a.conversations {
-		if c.modelID == m.id {
+	gone := &removed{Models: []int64{m.id}}
+	for _, cid := range sortedKeys(a.conversations) {
+		if a.conversations[cid].modelID == m.id {
 			delete(a.conversations, cid)
+			gone.Conversations = append(gone.Conversations, cid)
 		}
 	}
+	a.commit(change{Removed: gone})
 	return DeleteResult{Message: "Model deleted", ID: idString(m.id)}, nil
 }
 

@@ -18,10 +18,27 @@ import (
 // by the account's id block, fixtures.MaxID); the others get the ids after
 // the largest one, in set order.
 func (a *Account) Preload(b fixtures.Bundle) error {
+	_, err := a.Load(b)
+	return err
+}
+
+// Loaded is what Load made: the ids of the set's records, by key for
+// datasets and models, in set order for conversations and evaluations.
+type Loaded struct {
+	Datasets      map[string]int64
+	Models        map[string]int64
+	Conversations []string
+	Evaluations   []int64
+}
+
+// Load is Preload, saying which ids the records got.
+func (a *Account) Load(b fixtures.Bundle) (Loaded, error) {
+	var out Loaded
 	if err := a.reserveFixtureIDs(b.Set); err != nil {
-		return err
+		return out, err
 	}
 	datasets := map[string]int64{}
+	out.Datasets, out.Models = datasets, map[string]int64{}
 	for _, fd := range b.Set.Datasets {
 		in := DatasetInput{Name: fd.Name, Description: fd.Description, Tags: fd.Tags, URLs: fd.URLs}
 		for i, name := range fd.Files {
@@ -31,26 +48,27 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			}
 			doc, err := extractFile(b.Files, name, shown, a.store.cfg.Limits)
 			if err != nil {
-				return fmt.Errorf("fixture dataset %q: file %q: %w", fd.Name, name, err)
+				return out, fmt.Errorf("fixture dataset %q: file %q: %w", fd.Name, name, err)
 			}
 			in.Docs = append(in.Docs, doc)
 		}
 		v, err := a.createDataset(in, a.fixtureID(fd.ID))
 		if err != nil {
-			return fmt.Errorf("fixture dataset %q: %w", fd.Name, err)
+			return out, fmt.Errorf("fixture dataset %q: %w", fd.Name, err)
 		}
 		datasets[fd.Key] = v.ID
 	}
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer a.store.touch()
+	// One record of the whole account, whatever was added before an error.
+	defer func() { a.commit(change{Whole: ptr(a.snapshotLocked())}) }()
 	now := a.now()
 	models := map[string]*model{}
 	for _, fm := range b.Set.Models {
 		d := a.datasets[datasets[fm.Dataset]]
 		if d == nil {
-			return fmt.Errorf("fixture model %q: unknown dataset %q", fm.Name, fm.Dataset)
+			return out, fmt.Errorf("fixture model %q: unknown dataset %q", fm.Name, fm.Dataset)
 		}
 		tr := lifecycle.Training{CreatedAt: now, Duration: a.store.cfg.TrainDuration}
 		switch fm.State {
@@ -66,11 +84,12 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 		}
 		a.models[m.id] = m
 		models[fm.Key] = m
+		out.Models[fm.Key] = m.id
 	}
 	for i, fc := range b.Set.Conversations {
 		m := models[fc.Model]
 		if m == nil {
-			return fmt.Errorf("fixture conversation %q: unknown model %q", fc.Title, fc.Model)
+			return out, fmt.Errorf("fixture conversation %q: unknown model %q", fc.Title, fc.Model)
 		}
 		// Older conversations first, a minute apart, so "newest first" has meaning.
 		at := now.Add(-time.Duration(len(b.Set.Conversations)-i) * time.Minute)
@@ -79,11 +98,12 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			a.appendMessage(c, msg.Role, msg.Content, at.Add(time.Duration(j)*time.Second), false)
 		}
 		a.conversations[c.id] = c
+		out.Conversations = append(out.Conversations, c.id)
 	}
 	for _, fe := range b.Set.Evaluations {
 		m := models[fe.Model]
 		if m == nil {
-			return fmt.Errorf("fixture evaluation %q: unknown model %q", fe.Name, fe.Model)
+			return out, fmt.Errorf("fixture evaluation %q: unknown model %q", fe.Name, fe.Model)
 		}
 		e := &evaluation{
 			id: a.idOrNext(fe.ID), name: fe.Name, typ: fe.Type, modelID: m.id, modelName: m.name,
@@ -91,16 +111,17 @@ func (a *Account) Preload(b fixtures.Bundle) error {
 			status: lifecycle.EvalPending, createdAt: now.Add(-time.Hour), updatedAt: now.Add(-time.Hour),
 		}
 		a.evaluations[e.id] = e
+		out.Evaluations = append(out.Evaluations, e.id)
 		if fe.Status == fixtures.StatusPending {
 			continue
 		}
 		if err := a.start(e, now.Add(-30*time.Minute), time.Minute); err != nil {
-			return err
+			return out, err
 		}
 		e.run.WillFail = fe.Status == fixtures.StatusFailed
 		a.advance(e)
 	}
-	return nil
+	return out, nil
 }
 
 // shownDescription is a fixture model's description as the API shows it: an
@@ -117,8 +138,8 @@ func shownDescription(s string) *string {
 // negative, and the build fails, if they do not.
 var _ [idsPerAccount - fixtures.MaxID - 1]struct{}
 
-// reserveFixtureIDs checks that the ids the set asks for are free in the
-// account and moves the account's last id past the largest, so the records
+// reserveFixtureIDs checks that the ids the set asks for, and its
+// evaluations' names, are free in the account, and moves the account's last id past the largest, so the records
 // without an id, and everything created later, get ids after it.
 func (a *Account) reserveFixtureIDs(s fixtures.Set) error {
 	a.mu.Lock()
@@ -132,6 +153,11 @@ func (a *Account) reserveFixtureIDs(s fixtures.Set) error {
 	}
 	for _, e := range s.Evaluations {
 		want = append(want, e.ID)
+	}
+	for _, e := range s.Evaluations {
+		if a.nameTaken(e.Name, 0) {
+			return fmt.Errorf("evaluation name %q is already used in the account", e.Name)
+		}
 	}
 	for _, id := range want {
 		if id == 0 {

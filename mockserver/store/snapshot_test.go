@@ -72,7 +72,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored := New(Config{Clock: clock, TrainDuration: 5 * time.Second, EvalDuration: 10 * time.Second, Seed: 1})
-	if err := restored.Restore(data); err != nil {
+	if _, err := restored.Restore(data); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"account-1", "account-2"} {
@@ -151,7 +151,8 @@ func TestRestoreRefuses(t *testing.T) {
 		{"cut short", string(good[:len(good)/2]), "not a state snapshot"},
 		{"not an object", `[1, 2]`, "not a state snapshot"},
 		{"no version", `{"accounts": []}`, "no version"},
-		{"future version", `{"version": 2, "accounts": [], "more": true}`, "version 2 is not supported"},
+		{"future version", `{"version": 3, "accounts": [], "more": true}`, "version 3 is not supported"},
+		{"log_seq in version 1", edit(func(s, a map[string]any) { s["version"] = 1; a["log_seq"] = 7 }), "log_seq"},
 		{"unknown field", edit(func(_, a map[string]any) { a["api_key"] = "secret" }), "api_key"},
 		{"wrong type", edit(func(_, a map[string]any) { a["last_id"] = "many" }), "last_id"},
 		{"account twice", edit(func(s, a map[string]any) { s["accounts"] = append(s["accounts"].([]any), a) }), "listed twice"},
@@ -167,7 +168,7 @@ func TestRestoreRefuses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newStore(0, time.Second)
-			err := s.Restore([]byte(tc.data))
+			_, err := s.Restore([]byte(tc.data))
 			if err == nil || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("Restore got %v, want an error mentioning %q", err, tc.says)
 			}
@@ -179,7 +180,7 @@ func TestRestoreRefuses(t *testing.T) {
 	t.Run("store in use", func(t *testing.T) {
 		s, _ := newStore(0, time.Second)
 		s.Account("account-9")
-		if err := s.Restore(good); err == nil || !strings.Contains(err.Error(), "already has accounts") {
+		if _, err := s.Restore(good); err == nil || !strings.Contains(err.Error(), "already has accounts") {
 			t.Fatalf("Restore into a used store got %v, want a refusal", err)
 		}
 		if s.Has("account-1") {

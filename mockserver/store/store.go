@@ -56,13 +56,13 @@ const idsPerAccount = 1_000_000_000
 // Reset.
 type Store struct {
 	cfg Config
-	// changed receives a value (without blocking) after every change, for
-	// whoever persists the store; its buffer of one coalesces bursts.
-	changed chan struct{}
 
-	// version counts the changes signalled by touch: an answer encoded at
-	// one version is still right while the version has not moved.
+	// version counts the changes (touch): an answer encoded at one version
+	// is still right while the version has not moved.
 	version atomic.Uint64
+
+	// log, when set, receives a record of every change (SetLog).
+	log Log
 
 	mu       sync.RWMutex // guards accounts and blocks
 	accounts map[string]*Account
@@ -76,21 +76,15 @@ func New(cfg Config) *Store {
 	if cfg.Clock == nil {
 		cfg.Clock = lifecycle.SystemClock{}
 	}
-	return &Store{cfg: cfg, accounts: map[string]*Account{}, changed: make(chan struct{}, 1)}
+	return &Store{cfg: cfg, accounts: map[string]*Account{}}
 }
 
-// Changed signals after changes to any account (creation, reset, any write,
-// a clock advance). Several changes may be signalled once; a reader that
-// then takes a Snapshot sees all of them.
-func (s *Store) Changed() <-chan struct{} { return s.changed }
+// Config is the store's configuration, to make a store alike (a scratch
+// store that tries a load first).
+func (s *Store) Config() Config { return s.cfg }
 
-func (s *Store) touch() {
-	s.version.Add(1)
-	select {
-	case s.changed <- struct{}{}:
-	default: // a signal is already pending
-	}
-}
+// touch moves the version after a change.
+func (s *Store) touch() { s.version.Add(1) }
 
 // Has reports whether the account named name exists (created or restored).
 func (s *Store) Has(name string) bool {
@@ -115,27 +109,59 @@ func (s *Store) Account(name string) *Account {
 		a = s.newAccount(name, s.blocks)
 		s.blocks++
 		s.accounts[name] = a
-		s.touch()
+		a.commitWhole()
 	}
+	return a
+}
+
+// Open creates the account named name, empty, as one that lives as long as
+// the process: Snapshot leaves it out, so a state file never holds it (the
+// server's accounts opened on demand, for keys it was not given). It
+// returns the account as it is when name exists already.
+func (s *Store) Open(name string) *Account {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.accounts[name]; a != nil {
+		return a
+	}
+	a := s.newAccount(name, s.blocks)
+	a.transient = true
+	s.blocks++
+	s.accounts[name] = a
 	return a
 }
 
 // Reset replaces the account named name by an empty one and returns it. The
 // new account keeps the old one's id block and starts it over, so a preload
-// after a reset gives the fixtures the ids they had before.
+// after a reset gives the fixtures the ids they had before; an account Open
+// made stays out of snapshots.
 func (s *Store) Reset(name string) *Account {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	block := s.blocks
+	block, transient := s.blocks, false
 	if old := s.accounts[name]; old != nil {
-		block = old.block
+		block, transient = old.block, old.transient
+		// A request that holds the old account may still change it:
+		// those changes are lost with it, so they are not logged.
+		old.mu.Lock()
+		old.replaced = true
+		old.mu.Unlock()
 	} else {
 		s.blocks++
 	}
 	a := s.newAccount(name, block)
+	a.transient = transient
 	s.accounts[name] = a
-	s.touch()
+	a.commitWhole()
 	return a
+}
+
+// commitWhole records the whole account (created or reset); the caller
+// holds s.mu, so no request has the account yet.
+func (a *Account) commitWhole() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.commit(change{Whole: ptr(a.snapshotLocked())})
 }
 
 func (s *Store) newAccount(name string, block int64) *Account {
@@ -160,6 +186,8 @@ type Account struct {
 	clock *lifecycle.OffsetClock
 	// block is the account's id block (see idsPerAccount).
 	block int64
+	// transient marks an account Open made: no snapshot holds it.
+	transient bool
 
 	mu sync.Mutex // guards the fields below and everything they point to
 	// lastID is the last integer id handed out (dataset, model, evaluation).
@@ -167,7 +195,11 @@ type Account struct {
 	// lastSeq is the last conversation sequence number handed out.
 	lastSeq int64
 	// uuids counts the UUIDs handed out (conversations, messages, threads).
-	uuids         uint64
+	uuids uint64
+	// logSeq is the sequence number of the account's last state log record.
+	logSeq uint64
+	// replaced says Reset replaced the account: its changes are not logged.
+	replaced      bool
 	models        map[int64]*model
 	datasets      map[int64]*dataset
 	conversations map[string]*conversation
@@ -208,8 +240,10 @@ func (a *Account) Clock() *lifecycle.OffsetClock { return a.clock }
 
 // Advance moves the account's clock forward by d (admin control).
 func (a *Account) Advance(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.clock.Advance(d)
-	a.store.touch()
+	a.commit(change{})
 }
 
 // FinishAll advances the clock far enough for every running training and

@@ -1,20 +1,18 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"contractkit/report"
 )
 
 // readReport reads the suite's verdict from its JSON report (conformance
-// --json: Ginkgo's format, a list of suite reports) and names the failed
-// checks; the console text is never parsed.
+// --json: package report's format) and names the failed checks; the
+// console text is never parsed.
 func readReport(path string) (succeeded bool, failures []string, err error) {
 	succeeded, failures, _, err = readVerdict(path)
 	return succeeded, failures, err
@@ -23,41 +21,38 @@ func readReport(path string) (succeeded bool, failures []string, err error) {
 // readVerdict is readReport, and whether every failed check is one of the
 // explore phase's (label "explore").
 func readVerdict(path string) (succeeded bool, failures []string, exploreOnly bool, err error) {
-	b, err := os.ReadFile(path)
+	r, err := report.ReadJSON(path)
 	if err != nil {
 		return false, nil, false, err
 	}
-	var reports []types.Report
-	if err := json.Unmarshal(b, &reports); err != nil {
-		return false, nil, false, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(reports) != 1 {
-		return false, nil, false, fmt.Errorf("%s: %d suite reports, want 1", path, len(reports))
-	}
-	r := reports[0]
 	exploreOnly = true
-	for _, sr := range r.SpecReports {
-		if !sr.State.Is(types.SpecStateFailureStates) {
+	for _, c := range r.Checks {
+		if c.State != report.Failed {
 			continue
 		}
-		if !slices.Contains(sr.Labels(), "explore") {
+		if !slices.Contains(c.Labels, "explore") {
 			exploreOnly = false
 		}
-		name := strings.Join(append(append([]string{}, sr.ContainerHierarchyTexts...), sr.LeafNodeText), " › ")
-		if sr.LeafNodeText == "" {
-			name = sr.LeafNodeType.String() // a suite node (cleanup)
-		}
-		msg, _, _ := strings.Cut(strings.TrimSpace(sr.Failure.Message), "\n")
-		failures = append(failures, name+": "+msg)
+		failures = append(failures, c.Name()+": "+firstLine(c.Reason()))
 	}
-	failures = append(failures, r.SpecialSuiteFailureReasons...)
-	if !r.SuiteSucceeded && len(failures) == 0 {
+	for _, f := range r.SuiteFailures {
+		exploreOnly = false
+		failures = append(failures, f.Node+": "+firstLine(f.Message))
+	}
+	failures = append(failures, r.Stopped...)
+	if !r.Succeeded && len(failures) == 0 {
 		failures = []string{"the suite failed without a failed check"}
 	}
-	if len(r.SpecialSuiteFailureReasons) > 0 || len(failures) == 0 {
+	if len(r.Stopped) > 0 || len(failures) == 0 {
 		exploreOnly = false
 	}
-	return r.SuiteSucceeded, failures, exploreOnly, nil
+	return r.Succeeded, failures, exploreOnly, nil
+}
+
+// firstLine is the first line of s, trimmed.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
 }
 
 // Render is the result table in Markdown with the score.

@@ -3,8 +3,8 @@
 // per mutant and valid variant (mockserver --break NAME), runs the suite
 // against each, and reads each verdict from the suite's JSON report (Run).
 // It is cmd/mutation's work; it lives apart from the wrappers so that the
-// mock, which links them for --break, does not link the suite's report
-// types (Ginkgo).
+// mock, which links them for --break, does not link the reports it reads
+// (package report).
 package runner
 
 import (

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -16,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"contractkit/mutation"
+	"contractkit/report"
 )
 
 // TestMain lets the test binary stand in for the runner's two programs:
@@ -75,7 +73,7 @@ func fakeSuite(args []string) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	base := fs.String("base-url", "", "")
 	fs.String("timeout", "", "")
-	report := fs.String("json", "", "")
+	jsonFile := fs.String("json", "", "")
 	strict := fs.Bool("strict", false, "")
 	seed := fs.Uint64("seed", 0, "")
 	explore := fs.Int("explore", -1, "")
@@ -83,7 +81,7 @@ func fakeSuite(args []string) int {
 	fs.String("label-filter", "", "")
 	fs.String("deadline", "", "")
 	fs.String("max-memory", "", "")
-	if err := fs.Parse(args); err != nil || *report == "" || *seed == 0 || os.Getenv("CONFORMANCE_API_KEY") == "" || os.Getenv("CONFORMANCE_API_KEY_2") == "" {
+	if err := fs.Parse(args); err != nil || *jsonFile == "" || *seed == 0 || os.Getenv("CONFORMANCE_API_KEY") == "" || os.Getenv("CONFORMANCE_API_KEY_2") == "" {
 		fmt.Println("fake conformance: bad command line or environment")
 		return 2
 	}
@@ -114,19 +112,18 @@ func fakeSuite(args []string) int {
 	if strings.Contains(name, "no-report") {
 		return exit
 	}
-	spec := types.SpecReport{ContainerHierarchyTexts: []string{"Fake"}, LeafNodeText: "MUST hold", LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed}
+	check := report.Check{Area: "other", Path: []string{"Fake"}, Behaviour: "MUST hold", State: report.Passed}
 	if !pass {
-		spec.State, spec.Failure = types.SpecStateFailed, types.Failure{Message: "the fake says no\nsecond line"}
+		check.State, check.Failure = report.Failed, &report.Failure{Kind: "failed", Message: "the fake says no\nsecond line"}
 	}
 	if strings.Contains(name, "explored") {
 		if *explore == 0 {
 			fmt.Println("fake conformance: an explore mutant run without exploring")
 			return 2
 		}
-		spec.LeafNodeLabels = []string{"explore"} // failed by an Explore check
+		check.Labels = []string{"explore"} // failed by an Explore check
 	}
-	out, _ := json.Marshal([]types.Report{{SuiteSucceeded: pass, SpecReports: types.SpecReports{spec}}})
-	if err := os.WriteFile(*report, out, 0o644); err != nil {
+	if err := report.WriteJSONFile(*jsonFile, report.Run{Suite: "API conformance", Succeeded: pass, Checks: []report.Check{check}}, report.Options{}); err != nil {
 		return 2
 	}
 	return exit

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+)
+
+// listenPprof serves net/http/pprof on its own listener and mux, so the
+// profiling endpoints never reach the API mux (where they would answer
+// without a key). Only a loopback address is accepted: a profile shows
+// request paths and memory contents.
+func listenPprof(addr string) (net.Listener, *http.Server, error) {
+	if err := checkLoopback(addr); err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return ln, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
+}
+
+// checkLoopback accepts HOST:PORT only when HOST is a loopback IP or
+// "localhost".
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--pprof %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--pprof %q: only a loopback address is allowed (e.g. 127.0.0.1:6060)", addr)
+	}
+	return nil
+}
