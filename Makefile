@@ -91,7 +91,7 @@ go-test: ## unit and integration tests with the race detector, then the suite's 
 # variant where it has latitude is passed. Without -race: 44 driven runs of
 # a one-caller model (the mock's concurrency is go-test's).
 model-proof: ## the reference model against every mutant only it kills, every valid variant and lost answers (~30 s)
-	go test -count=1 -run 'TestModel(Kills|Passes)|TestLostAnswers' ./conformance/refmodel/
+	go test -count=1 -run 'TestModel(Kills|Passes|Reaches|Names)|TestLostAnswers' ./conformance/refmodel/
 
 # Fuzz targets as package:Target:BUDGET, BUDGET what fuzz-short gives each:
 # a number of executions, not a duration. With a duration, Go's fuzzing

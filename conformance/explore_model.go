@@ -84,10 +84,15 @@ func (e *env) driveModel(ctx context.Context) *modelPhase {
 	return p
 }
 
-// drive runs one sequence and keeps its exchanges by step.
+// drive runs one sequence and keeps its exchanges by step (the sender
+// keeps each step's exchange with its answer: a burst's calls are answered
+// in any order).
 func (p *modelPhase) drive(ctx context.Context, e *env, cfg drive.Config) *drive.Run {
-	var xs []*exchange.Exchange
-	r := drive.Drive(ctx, explore.ModelSender(exploreHost{e}, func(x *exchange.Exchange) { xs = append(xs, x) }), cfg)
+	r := drive.Drive(ctx, explore.ModelSender(exploreHost{e}, nil), cfg)
+	xs := make([]*exchange.Exchange, len(r.Steps))
+	for i, s := range r.Steps {
+		xs[i], _ = s.Note.(*exchange.Exchange)
+	}
 	p.runs = append(p.runs, r)
 	p.exchanges = append(p.exchanges, xs)
 	return r
@@ -143,7 +148,8 @@ func (e *env) judgeModel(p *modelPhase) {
 			return nil
 		}
 		if i == len(p.runs)-1 {
-			AddReportEntry("model coverage", "documented status: answers\n"+r.Coverage()+misses(r), ReportEntryVisibilityAlways)
+			AddReportEntry("model coverage", "documented status: answers\n"+r.Coverage()+misses(r)+
+				"\n\ninput dimensions reached / derived from the contract, by family (conformance/inputs):\n"+r.Inputs(), ReportEntryVisibilityAlways)
 		}
 		if u := r.Unsure(); len(u) > 0 {
 			AddReportEntry("unconfirmed (a replay did not reproduce it: not a failure)", r.Explain(u), ReportEntryVisibilityAlways)
@@ -183,11 +189,16 @@ func values(fs []drive.Found) judge.Findings {
 	return out
 }
 
-// misses renders what a run did not reach.
+// misses renders what a run did not reach: what it could not (with the
+// reason it knew), and what it did not for no reason it knows.
 func misses(r *drive.Run) string {
-	m := r.Misses()
-	if len(m) == 0 {
-		return "\nreached: every operation's success, each status a client can provoke, each state of the tour"
+	m, skipped := r.Misses(), r.Skipped()
+	out := ""
+	if len(skipped) > 0 {
+		out = "\nnot sent, and why:\n  " + strings.Join(skipped, "\n  ")
 	}
-	return "\nnot reached:\n  " + strings.Join(m, "\n  ")
+	if len(m) == 0 {
+		return "\nreached: every input dimension of every operation, each status a client can provoke, each state of each resource" + out
+	}
+	return out + "\nnot reached:\n  " + strings.Join(m, "\n  ")
 }

@@ -132,7 +132,9 @@ type StreamFilter struct {
 func List() []Mutant { return sorted(listed()) }
 
 // listed is every table of List, unsorted.
-func listed() []Mutant { return slices.Concat(mutants, liberal, explored, modelled, latitude, classed) }
+func listed() []Mutant {
+	return slices.Concat(mutants, liberal, explored, modelled, latitude, classed, inputMutants, inputVariants, inputLatitude)
+}
 
 // Hostile returns the hostile servers, sorted by name. The runner runs
 // them after List by default, judged by their own expectation (exit 1,

@@ -68,8 +68,16 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 		r.Body, r.ContentType = c.Raw, c.ContentType
 	case c.Form != nil:
 		r.Form = modelForm(c.Form)
+	case c.Body != nil && c.ContentType != "":
+		b, err := json.Marshal(c.Body)
+		if err != nil {
+			return refmodel.Answer{}
+		}
+		r.Body, r.ContentType = b, c.ContentType
 	case c.Body != nil:
 		r.JSON = c.Body
+	case c.ContentType != "":
+		r.Body, r.ContentType = []byte{}, c.ContentType // a type on a call without a body
 	}
 	if c.Accept != "" {
 		r.Header = http.Header{"Accept": {c.Accept}}
@@ -77,10 +85,10 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 	resp, x := s.host.Client().Open(ctx, r)
 	if resp == nil {
 		s.logged(x)
-		return refmodel.Answer{Status: x.Status, Header: x.ResponseHeader}
+		return refmodel.Answer{Status: x.Status, Header: x.ResponseHeader, Note: x}
 	}
 	defer resp.Body.Close()
-	a := refmodel.Answer{Status: resp.StatusCode, Header: resp.Header}
+	a := refmodel.Answer{Status: resp.StatusCode, Header: resp.Header, Note: x}
 	if judge.IsEventStream(resp.StatusCode, resp.Header) {
 		sctx, cancel := context.WithTimeout(ctx, modelStreamTime)
 		defer cancel()
@@ -119,7 +127,7 @@ func (s modelSender) logged(x *exchange.Exchange) {
 // joined is an event stream as a client joins it (D-03): the pieces of
 // its token and delta chunks, the fields of its done chunk.
 func joined(st *judge.Stream) *refmodel.Stream {
-	out := &refmodel.Stream{Complete: st.Done}
+	out := &refmodel.Stream{Complete: st.Done, NotJSON: st.NotJSON}
 	var text strings.Builder
 	for _, c := range st.Chunks {
 		chunk, _ := c.(map[string]any) // numbers as json.Number, as the model reads them

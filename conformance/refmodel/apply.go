@@ -72,6 +72,9 @@ func (m *Model) create(j *judging, data any) *record {
 	if k.scope != "" {
 		if p, ok := x.call.field(k.scope); ok {
 			r.parent = idString(p)
+			if pk := m.cat.byParam[k.scope]; pk != nil {
+				r.parent = pk.canonical(r.parent)
+			}
 		}
 	}
 	m.write(x, r)
@@ -112,7 +115,11 @@ func (m *Model) write(x *expectation, r *record) {
 			v, ok = dig(x.body, reqField)
 		}
 		if ok {
-			r.stored[st.field] = fact{value: v, basis: st.basis, by: x.op.id}
+			b := st.basis
+			if x.multi[reqField] {
+				b = b.weaker(basis{decision: "D-08"}) // read from the first of its parts
+			}
+			r.stored[st.field] = fact{value: v, basis: b, by: x.op.id}
 		}
 	}
 	// A query parameter named like a field of the record writes it when the
@@ -207,7 +214,11 @@ func refersTo(r *record, f, id string) bool {
 	if r.kind.scope == f && r.parent != "" {
 		return r.parent == id
 	}
-	return idString(r.stored[f].value) == id
+	v := idString(r.stored[f].value)
+	if ref, ok := r.kind.refs[f]; ok {
+		v = ref.kind.canonical(v) // sent with leading zeros (D-20)
+	}
+	return v == id
 }
 
 // touch marks every record that refers to r as possibly changed: what the

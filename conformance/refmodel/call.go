@@ -26,7 +26,9 @@ type Call struct {
 	// without one.
 	Body any
 	// Raw is a body sent as bytes that Body cannot say (malformed JSON),
-	// with ContentType.
+	// with ContentType. ContentType, when set, is the Content-Type header
+	// whatever the body (a JSON body's is application/json otherwise; a
+	// call without a body may carry one too).
 	Raw         []byte
 	ContentType string
 	// Form is a multipart body.
@@ -60,6 +62,9 @@ type Answer struct {
 	Stream *Stream
 	// Cut: the answer was cut short (the suite's deadline, the transport).
 	Cut bool
+	// Note is what the sender keeps with the answer (the suite's
+	// exchange); the model does not read it.
+	Note any
 }
 
 // Stream is what an event stream said.
@@ -70,6 +75,9 @@ type Stream struct {
 	Done map[string]any
 	// Complete: the stream ended with [DONE].
 	Complete bool
+	// NotJSON are the data of its events before [DONE] that are not one
+	// JSON value (a chunk whose text broke its escaping).
+	NotJSON []string
 }
 
 // Verdict is what the model makes of one answer.

@@ -48,6 +48,8 @@ type kind struct {
 	unique map[string]*mark
 	// colls are the collections a record holds ("messages", "files").
 	colls []string
+	// numeric: its ids are integers (its identity field's type).
+	numeric bool
 }
 
 // refField is a field of a record that names another resource.
@@ -88,6 +90,10 @@ type operation struct {
 	// decided is the basis of the operation's own x-decision, when decided
 	// (D-07 on the dataset delete: what a delete does is ours).
 	decided basis
+	// negotiate is the 200 answer's media types in its x-negotiate order
+	// (D-04), nil when it has one.
+	negotiate      []string
+	negotiateBasis basis
 }
 
 // fieldEffect is an x-refuse rule and the request field it stands on ("" the
@@ -103,13 +109,15 @@ type catalog struct {
 	byParam map[string]*kind
 	ops     map[string]*operation
 	list    []*operation
+	// faults is the order of the request's faults (x-fault-order, D-48).
+	faults faultOrder
 }
 
 var itemPath = regexp.MustCompile(`^(.*)/\{([A-Za-z_]+)\}$`)
 
 // newCatalog reads doc, the contract as written.
 func newCatalog(doc *openapi3.T) *catalog {
-	c := &catalog{byParam: map[string]*kind{}, ops: map[string]*operation{}}
+	c := &catalog{byParam: map[string]*kind{}, ops: map[string]*operation{}, faults: readFaultOrder(doc)}
 	comp := newCompiler(doc)
 	paths := doc.Paths.Map()
 	for p := range paths {
@@ -190,6 +198,12 @@ func (c *catalog) add(comp *compiler, path, method string, item *openapi3.PathIt
 			continue
 		}
 		x.statuses = append(x.statuses, n)
+		if n := r.Value.Extensions["x-negotiate"]; n != nil && code == "200" {
+			m, _ := n.(map[string]any)
+			x.negotiate = stringList(m["order"])
+			row, _ := m["decision"].(string)
+			x.negotiateBasis = basis{decision: row}
+		}
 		x.codes[n] = basis{clause: "7"}
 		if d, ok := r.Value.Extensions["x-decision"].(map[string]any); ok && d["class"] == "decided" {
 			row, _ := d["row"].(string)
@@ -263,6 +277,9 @@ func (c *catalog) describe(k *kind) {
 	}
 	if k.record == nil {
 		return
+	}
+	if f := k.identityField(); f != "" && k.record.props[f].typ == "integer" {
+		k.numeric = true
 	}
 	colls := map[string]bool{}
 	for _, name := range k.record.names {
@@ -351,6 +368,25 @@ func (op *operation) codeBasis(codes ...int) basis {
 	}
 	return b
 }
+
+// canonical is the id a server reads id as when it spells a real one
+// another way (D-20): a number without its leading zeros, a UUID in lower
+// case; id itself otherwise.
+func (k *kind) canonical(id string) string {
+	if k.numeric {
+		t := strings.TrimLeft(id, "0")
+		if t != id && t != "" && strings.Trim(t, "0123456789") == "" {
+			return t
+		}
+		return id
+	}
+	if uuidForm.MatchString(id) {
+		return strings.ToLower(id)
+	}
+	return id
+}
+
+var uuidForm = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // keeps is what remembering a value the server chose rests on: the
 // decision the kind's identity mark names (D-34).

@@ -20,6 +20,7 @@ import (
 	"contractkit/conformance/refmodel"
 	"contractkit/conformance/refmodel/drive"
 	"contractkit/fixtures"
+	"contractkit/judge"
 	"contractkit/mockserver"
 	"contractkit/mockserver/lifecycle"
 	"contractkit/spec"
@@ -99,6 +100,14 @@ func run(t testing.TB, srv server, seed uint64, n int, after ...func(int, refmod
 	return drive.Drive(context.Background(), newSender(t, srv), cfg)
 }
 
+// runUntil drives a server like run, without random steps, and ends at the
+// first finding enough accepts (what it made is left: the server is the
+// test's).
+func runUntil(t testing.TB, srv server, enough func(judge.Finding) bool) *drive.Run {
+	cfg := drive.Config{Seed: 1, Clock: srv.clock, Train: trainFor, Eval: evalFor, UploadLimit: uploadLimit, Enough: enough, Keep: true}
+	return drive.Drive(context.Background(), newSender(t, srv), cfg)
+}
+
 // Send performs the call over HTTP.
 func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 	h.t.Helper()
@@ -123,7 +132,10 @@ func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		body, ctype = bytes.NewReader(b), "application/json"
+		body = bytes.NewReader(b)
+		if ctype == "" {
+			ctype = "application/json"
+		}
 	}
 	u := h.url + path
 	if len(c.Query) > 0 {
@@ -192,6 +204,7 @@ func readStream(r io.Reader) *refmodel.Stream {
 		dec.UseNumber()
 		var chunk map[string]any
 		if dec.Decode(&chunk) != nil {
+			s.NotJSON = append(s.NotJSON, line)
 			continue
 		}
 		switch chunk["type"] {

@@ -3,6 +3,7 @@ package refmodel
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"sort"
 	"strings"
 
@@ -62,6 +63,11 @@ type reason struct {
 	basis     basis // what the refusal rests on
 	codeBasis basis // what its exact codes rest on
 	rule      string
+	// fault is the fault of the request the refusal answers (x-fault-order,
+	// D-48): "request" refusals say which; the others follow from rule.
+	fault string
+	// reads: an x-refuse rule that reads the resources (a conflict).
+	reads bool
 	// state is the x-effect entry and the record whose state refuses it.
 	state  *effect
 	record *record
@@ -84,6 +90,9 @@ type expectation struct {
 	refs map[string]*record
 	// body is the JSON body as the server reads it (Raw decoded).
 	body any
+	// multi are the form fields the call sent in several parts that are
+	// read from their first (D-08).
+	multi map[string]bool
 }
 
 // Expect says what a call may meet: whether it may succeed, and why it
@@ -120,6 +129,7 @@ func (m *Model) expect(c Call) *expectation {
 		return x
 	}
 	x.acct = m.accts[c.Key]
+	m.parts(x)
 	m.validity(x)
 	m.references(x)
 	m.states(x)
@@ -132,6 +142,28 @@ func (m *Model) expect(c Call) *expectation {
 }
 
 func (x *expectation) add(r reason) { x.reasons = append(x.reasons, r) }
+
+// last is the reason added last.
+func (x *expectation) last() *reason { return &x.reasons[len(x.reasons)-1] }
+
+// mediaOf is the media type a call's body is sent as: its Content-Type
+// without parameters, lower-cased; a JSON body's or a form's own type when
+// the call names none.
+func mediaOf(c Call) string {
+	switch {
+	case c.ContentType != "":
+		mt, _, err := mime.ParseMediaType(c.ContentType)
+		if err != nil {
+			return strings.ToLower(strings.TrimSpace(c.ContentType))
+		}
+		return mt
+	case c.Form != nil:
+		return "multipart/form-data"
+	case c.Body != nil:
+		return "application/json"
+	}
+	return ""
+}
 
 func (x *expectation) must(why string, codes []int, b, cb basis, rule string) {
 	x.add(reason{Refusal: Refusal{Why: why, Codes: codes, Must: true, Class: b.class()}, basis: b, codeBasis: cb, rule: rule})
@@ -151,23 +183,36 @@ const maxPlainBody = 64 << 10
 // decided bound) may be.
 func (m *Model) validity(x *expectation) {
 	c, op := x.call, x.op
+	media := mediaOf(c)
 	if c.Raw != nil && op.media == "application/json" {
 		var v any
-		if err := json.Unmarshal(c.Raw, &v); err != nil {
+		switch err := json.Unmarshal(c.Raw, &v); {
+		case err == nil:
+			x.body = v
+			x.call.Body = v // the fields the request writes, as the server reads them
+		case media == "" || media == op.media:
 			x.must("the body is not JSON", []int{400, 422}, basis{clause: "1"}, op.codeBasis(400, 422), "request")
+			x.last().fault = faultSyntax
 			return
 		}
-		x.body = v
 	}
 	valid := c
-	valid.Body, valid.Raw = x.body, nil
+	var cut int
+	valid.Body, cut = shrunk(x.body, op.body)
+	valid.Raw = nil
 	r, err := valid.request(op)
 	if err != nil {
 		return
 	}
-	size := r.ContentLength
+	size := r.ContentLength + int64(cut)
 	if ok, errs := m.declared.Request(op.id).Validate(r); !ok {
 		x.must("it breaks the declared request schema: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, basis{clause: "4"}, op.codeBasis(400, 413, 422), "request")
+		switch {
+		case op.media != "" && (c.Raw != nil || c.Body != nil || c.Form != nil) && media != op.media:
+			x.last().fault = faultMedia
+		case c.Raw != nil && op.media == "multipart/form-data":
+			x.last().fault = faultSyntax
+		}
 	} else if r2, err := valid.request(op); err == nil {
 		if ok, errs := m.strict.Request(op.id).Validate(r2); !ok {
 			x.may("it breaks a decided bound: "+strings.Join(spec.Describe(errs), "; "), []int{400, 413, 422}, op.codeBasis(400, 413, 422), "request")
@@ -175,6 +220,19 @@ func (m *Model) validity(x *expectation) {
 	}
 	if size > maxPlainBody {
 		x.may("its body is large and the reference shows no limit", []int{413}, op.codeBasis(413), "request")
+		x.last().fault = faultSize
+	}
+	if c.Form != nil {
+		for _, name := range sortedKeys(c.Form.Fields) {
+			ps := propSchema(op.body, name)
+			if ps == nil {
+				continue
+			}
+			sp, ok, err := spec.SplitOf(ps)
+			if ok && err == nil && len(splitList(c.Form.Fields[name], sp.Separators)) > sp.MaxItems {
+				x.may(fmt.Sprintf("%s holds more than %d items (x-split)", name, sp.MaxItems), []int{422}, basis{decision: "D-28"}, "request")
+			}
+		}
 	}
 	for _, field := range blankFields(x) {
 		x.may(field+" is blank: a server may trim it to nothing", []int{400, 422}, op.codeBasis(400, 422), "request")
@@ -254,6 +312,13 @@ func field(query bool, name string) string {
 // an empty list (the reference says nothing of it).
 func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *record {
 	r := x.acct.find(k, id)
+	aliased := false
+	if c := k.canonical(id); r == nil && c != id {
+		// An id that spells a real one another way (D-20): the server may
+		// read it as that resource, or refuse it.
+		id, aliased = c, true
+		r = x.acct.find(k, id)
+	}
 	refuse := func(why string, b basis) {
 		if query {
 			x.may(why, []int{404}, b, "gone")
@@ -264,6 +329,9 @@ func (m *Model) resolve(x *expectation, k *kind, id, where string, query bool) *
 	name := strings.TrimSuffix(k.param, "_id")
 	switch {
 	case r != nil && r.gone == live:
+		if aliased {
+			x.may(fmt.Sprintf("%s spells %s %s another way", where, name, id), []int{404}, basis{decision: "D-20"}, "gone")
+		}
 		if p := m.orphaned(x.acct, r); p != nil {
 			x.may(fmt.Sprintf("%s names a %s whose %s's delete went unanswered", where, name, strings.TrimSuffix(p.kind.param, "_id")), []int{404}, basis{clause: "4"}, "gone")
 		}

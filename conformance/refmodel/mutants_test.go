@@ -43,9 +43,12 @@ func TestModelKillsEachModelledMutant(t *testing.T) {
 			continue
 		}
 		t.Run(m.Name, func(t *testing.T) {
-			r := run(t, serveWrapped(t, m), 1, mutantSteps)
+			kills := func(f judge.Finding) bool {
+				return f.Class == judge.Declared || m.Decided != "" && f.Class == judge.Decided
+			}
+			r := runUntil(t, serveWrapped(t, m), kills)
 			for _, f := range r.Found {
-				if f.Finding.Class == judge.Declared || m.Decided != "" && f.Finding.Class == judge.Decided {
+				if kills(f.Finding) {
 					t.Logf("killed: %s %s", f.Finding.Operation, f.Finding)
 					return
 				}

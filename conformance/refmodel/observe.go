@@ -75,7 +75,11 @@ func (j *judging) success() {
 	}
 	j.m.accept(x)
 	body, isJSON := object(j.a.Body)
+	j.negotiated(isJSON)
 	if j.a.Cut || (!isJSON && j.a.Stream == nil) {
+		if !j.a.Cut && j.a.Stream == nil && x.op.success != nil {
+			j.find("body", "json", "a JSON object (the envelope)", "an answer that is not one", basis{clause: "1"})
+		}
 		j.m.apply(j, nil)
 		return
 	}
@@ -105,6 +109,9 @@ func (j *judging) refused() {
 	} else if codes := x.codes(); len(codes) > 0 && !slices.Contains(codes, code) {
 		b := x.codeBasis()
 		j.out.Findings = append(j.out.Findings, j.finding("status", "status-code", "one of "+ints(codes), strconv.Itoa(code), b, b.class()))
+	} else if p := j.precedence(code); p != nil {
+		b := basis{decision: j.m.cat.faults.decision}
+		j.out.Findings = append(j.out.Findings, j.finding("status", "precedence", "one of "+p[0]+" (the "+p[1]+" fault comes first)", strconv.Itoa(code), b, b.class()))
 	}
 	j.m.narrow(x, code)
 	if body, ok := object(j.a.Body); ok && x.op.failure != nil {
@@ -187,6 +194,9 @@ func (m *Model) unsure(x *expectation) {
 		if op.kind.scope != "" {
 			if v, ok := x.call.field(op.kind.scope); ok {
 				parent = idString(v)
+				if pk := m.cat.byParam[op.kind.scope]; pk != nil {
+					parent = pk.canonical(parent)
+				}
 			}
 		}
 		s := m.scope(x.acct, op.kind, parent)
@@ -232,4 +242,38 @@ func (r *record) forget() {
 // new base.
 func (c *collection) unsure() {
 	c.whole, c.items, c.base = false, nil, map[string]float64{}
+}
+
+// negotiated judges which of its media types a 200 answer came in: the
+// first of the x-negotiate order the call's Accept names (parameters
+// aside), the first of the order when it names none (D-04).
+func (j *judging) negotiated(isJSON bool) {
+	order := j.x.op.negotiate
+	if len(order) < 2 || j.a.Cut || (!isJSON && j.a.Stream == nil) {
+		return
+	}
+	want := order[0]
+	named := map[string]bool{}
+	for _, part := range strings.Split(j.x.call.Accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		named[strings.ToLower(strings.TrimSpace(mt))] = true
+	}
+	for _, m := range order {
+		if named[m] {
+			want = m
+			break
+		}
+	}
+	got := "application/json"
+	if j.a.Stream != nil {
+		got = "text/event-stream"
+	}
+	if got != want {
+		b := j.x.op.negotiateBasis
+		accept := j.x.call.Accept
+		if accept == "" {
+			accept = "none"
+		}
+		j.out.Findings = append(j.out.Findings, j.finding("content-type", "negotiate", want+" (Accept: "+accept+")", got, b, b.class()))
+	}
 }

@@ -192,7 +192,11 @@ var refuseRules = map[string]func(m *Model, x *expectation, e fieldEffect, must 
 func (m *Model) refuseRule(x *expectation, e fieldEffect) {
 	status, decision := e.refusal()
 	b := basis{decision: decision}
-	must := func(why string) { x.must(why, []int{status}, b, b, "refuse:"+e.rule) }
+	reads := m.cat.byParam[e.str("field")] != nil // same-parent: the resources, not the request
+	must := func(why string) {
+		x.must(why, []int{status}, b, b, "refuse:"+e.rule)
+		x.last().reads = reads
+	}
 	if f := refuseRules[e.rule]; f != nil {
 		f(m, x, e, must, b, status)
 	}

@@ -39,6 +39,9 @@ func (m *Model) listingOf(x *expectation) *listing {
 	}
 	if l.k.scope != "" {
 		l.parent = call.Query.Get(l.k.scope)
+		if pk := m.cat.byParam[l.k.scope]; pk != nil {
+			l.parent = pk.canonical(l.parent) // the parent's id spelt another way (D-20)
+		}
 	}
 	l.sc = m.scope(x.acct, l.k, l.parent)
 	for _, p := range op.params {

@@ -3,6 +3,7 @@ package refmodel
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The rules of a record's own fields.
@@ -125,6 +126,20 @@ func ruleEcho(c *cell) {
 	x := c.j.x
 	param := c.mk.str("param")
 	if v, ok := x.call.value(x.op, param); ok {
+		if s, blankText := v.(string); blankText && strings.TrimSpace(s) == "" && c.mk.str("unset") == "nonempty" {
+			// A blank value is no value: the server may choose one (D-23).
+			if got, ok := c.v.(string); !c.present || !ok || (got != s && got == "") {
+				c.find("echo", show(v)+" as sent, or a value the server chose", c.got(), c.mk.onDecision())
+			}
+			return
+		}
+		k := c.j.m.cat.byParam[paramName(param)]
+		if param == "path" {
+			k = x.op.kind
+		}
+		if k != nil && c.present && k.canonical(idString(v)) == k.canonical(idString(c.v)) {
+			return // an id echoed as the resource's own, not as it was spelt (D-20)
+		}
 		if !c.present || !same(c.v, v) {
 			c.find("echo", show(v)+" as sent", c.got(), c.mk.onSeed())
 		}
@@ -146,6 +161,12 @@ func ruleEcho(c *cell) {
 			c.find("echo", "absent (nothing was sent)", c.got(), c.mk.onDecision())
 		}
 	}
+}
+
+// paramName is the name of a location ("path:model_id" → "model_id").
+func paramName(loc string) string {
+	_, name, _ := cut(loc)
+	return name
 }
 
 // paramDefault is the default of a parameter an echo names: a query
@@ -175,6 +196,20 @@ func ruleState(c *cell) {
 		return
 	}
 	poss := c.j.m.possible(r, c.name)
+	if !mach.known(s) {
+		// A state the machine does not name is reported, never adopted:
+		// the model keeps what it knew (a value outside the reference's
+		// enum breaks the reference).
+		b := basis{decision: c.s.decision}
+		if c.s.seedMark {
+			b = c.mk.onSeed()
+		}
+		if b.clause == "" && b.decision == "" {
+			b = basis{decision: mach.decision}
+		}
+		c.find("state:unknown", "one of "+setOf(mach.states()...).String(), s, b)
+		return
+	}
 	switch {
 	case r.fresh && !contains(mach.initial, s) && mach.known(s):
 		b := basis{decision: mach.decision}
@@ -324,6 +359,10 @@ func ruleRef(c *cell) {
 		poss := c.j.m.possible(t, field)
 		if ok && poss != nil && !poss[s] && k.machines[field].known(s) {
 			c.find("ref", "one of "+poss.String()+" (the "+via+"'s own)", s, c.mk.onDecision())
+		}
+		if ok && !k.machines[field].known(s) {
+			c.find("ref", "one of "+setOf(k.machines[field].states()...).String()+" (a state of the "+via+")", s, c.mk.onDecision())
+			return // never adopted
 		}
 		if ok && t.gone == live {
 			t.states[field] = setOf(s)

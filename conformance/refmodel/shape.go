@@ -27,6 +27,7 @@ type shape struct {
 	hasDflt  bool
 	machine  *machine // x-transitions
 	seedMark bool     // the schema carries an x-seed mark
+	decision string   // the row of its first x-decision mark ("" none)
 	// alts are the branches of a oneOf or anyOf, each with its own
 	// properties and marks (props holds the first of each name only);
 	// branches are those a discriminator names, by its value.
@@ -79,6 +80,7 @@ func (c *compiler) compile(ref *openapi3.SchemaRef, ptr string) *shape {
 	c.memo[s] = sh
 	sh.mark, sh.markErr = readMark(s.Extensions, ptr)
 	_, sh.seedMark = s.Extensions["x-seed"]
+	sh.decision = decisionRowOf(s.Extensions["x-decision"])
 	if s.Type != nil && len(s.Type.Slice()) == 1 {
 		sh.typ = s.Type.Slice()[0]
 	}
@@ -162,7 +164,14 @@ func (c *compiler) component(v any) *shape {
 }
 
 // escape escapes a JSON pointer token (RFC 6901).
-func escape(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func escape(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // machine is a state machine from an x-transitions mark.
 type machine struct {
@@ -213,6 +222,18 @@ func reach(set stateSet, moves map[string][]string) stateSet {
 		}
 	}
 	return out
+}
+
+// states are every state the machine names.
+func (t *machine) states() []string {
+	seen := setOf(t.initial...)
+	for from, to := range t.moves {
+		seen[from] = true
+		for _, s := range to {
+			seen[s] = true
+		}
+	}
+	return seen.list()
 }
 
 // known reports whether the machine names state.
@@ -286,4 +307,18 @@ func (s stateSet) meets(other []string) bool {
 		}
 	}
 	return false
+}
+
+// decisionRowOf is the row of an x-decision mark (the first of a list).
+func decisionRowOf(v any) string {
+	switch m := v.(type) {
+	case map[string]any:
+		row, _ := m["row"].(string)
+		return row
+	case []any:
+		if len(m) > 0 {
+			return decisionRowOf(m[0])
+		}
+	}
+	return ""
 }

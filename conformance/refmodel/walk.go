@@ -124,6 +124,9 @@ func (c *cell) descend() {
 // not a union).
 func (j *judging) walkStream() {
 	s := j.a.Stream
+	for _, data := range s.NotJSON {
+		j.find("stream", "chunk", "each event's data one JSON value", show(data), basis{clause: "4.4"})
+	}
 	if s.Done == nil && !s.Complete {
 		return // nothing but text: a stream cut before its end is judged by its events elsewhere
 	}

@@ -2,11 +2,7 @@ package opindex
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -55,42 +51,5 @@ func TestNamedOperationsAreTheContracts(t *testing.T) {
 	}
 	if got, want := unnamed(c, namedLists), []string{"conformance/paths.go names checkEvaluationName, no operation of the contract"}; !slices.Equal(got, want) {
 		t.Errorf("with checkEvaluationName renamed: %q, want %q", got, want)
-	}
-}
-
-// switchTable is a table written as a switch on an operation id in a
-// function of a source file (the reference model's driver draws each
-// operation's call so): every string of the switch's cases is an entry.
-// It is read from the source, since a switch has no value to ask.
-func switchTable(name, file, fn string) table {
-	return func(*spec.Contract) (string, string, map[string]string) {
-		entries := map[string]string{}
-		f, err := parser.ParseFile(token.NewFileSet(), "../../"+file, nil, 0)
-		if err != nil {
-			entries["(unreadable: "+err.Error()+")"] = ""
-			return name, file, entries
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Name.Name != fn {
-				continue
-			}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				sw, ok := n.(*ast.SwitchStmt)
-				if !ok || sw.Tag == nil {
-					return true
-				}
-				for _, s := range sw.Body.List {
-					for _, e := range s.(*ast.CaseClause).List {
-						if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							id, _ := strconv.Unquote(lit.Value)
-							entries[id] = ""
-						}
-					}
-				}
-				return false
-			})
-		}
-		return name, file + " " + fn + "()", entries
 	}
 }

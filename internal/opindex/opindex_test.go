@@ -32,12 +32,7 @@ var tables = []table{
 	conformance.ClauseTable,
 	conformance.SampleTable,
 	conformance.DeletionTable,
-	driverCalls,
 }
-
-// driverCalls is the reference model's driver's call of each operation.
-var driverCalls = switchTable("conformance/refmodel/drive: the valid call of each operation, aimed at live resources",
-	"conformance/refmodel/drive/gen_ops.go", "success")
 
 // problems lists, table by table, the operations of c a table lacks and
 // the entries that name no operation of c, one line each, naming the table
@@ -151,7 +146,7 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 	// place and summary, so neither is named.
 	for _, tab := range []table{
 		kept(mockserver.OperationTable), kept(mutation.OperationTable),
-		conformance.ClauseTable, conformance.SampleTable, driverCalls,
+		conformance.ClauseTable, conformance.SampleTable,
 	} {
 		name, file, _ := tab(c)
 		want = append(want, line(name, file))
@@ -176,9 +171,8 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 	done = strings.Replace(done, "              properties: { dataset_name: { type: string } }\n",
 		"              properties: { dataset_name: { type: string } }\n            examples:\n              rename: { value: { dataset_name: Handbook 2026 } }\n", 1)
 	left := theWork(withOperation(t, datasetItem, done), "patchDataset")
-	if len(left) != 3 || !strings.HasPrefix(left[0], "mockserver: ") || !strings.HasPrefix(left[1], "mutation: ") ||
-		!strings.HasPrefix(left[2], "conformance/refmodel/drive: ") {
-		t.Errorf("with its clause and example, the work left:\n%s\nwant the mock's, the mutants' and the driver's tables", strings.Join(left, "\n"))
+	if len(left) != 2 || !strings.HasPrefix(left[0], "mockserver: ") || !strings.HasPrefix(left[1], "mutation: ") {
+		t.Errorf("with its clause and example, the work left:\n%s\nwant the mock's and the mutants' tables", strings.Join(left, "\n"))
 	}
 
 	// The cost of an endpoint: the files the listed work touches, at most

@@ -285,10 +285,8 @@ func (a *Account) start(e *evaluation, at time.Time, d time.Duration) error {
 func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string) (EvaluationView, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	e, err := a.evaluation(id)
-	if err != nil {
-		return EvaluationView{}, err
-	}
+	// What the request alone shows is judged before the evaluation is
+	// looked up (D-48: a rule of the request before an unknown id).
 	chosen := samples
 	if len(selected) > 0 {
 		chosen = nil
@@ -299,6 +297,10 @@ func (a *Account) RunRagas(id string, samples []ragas.Sample, selected []string)
 			}
 			chosen = append(chosen, samples[i])
 		}
+	}
+	e, err := a.evaluation(id)
+	if err != nil {
+		return EvaluationView{}, err
 	}
 	now := a.now()
 	if err := a.start(e, now, 0); err != nil {

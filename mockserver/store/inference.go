@@ -47,21 +47,23 @@ const passagesPerAnswer = 6
 func (a *Account) Ask(q Question) (Reply, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	// Every id the request names is resolved before what the resources
+	// refuse is judged (D-48: an unknown id before a state).
 	m, err := a.model(idString(q.ModelID))
 	if err != nil {
 		return Reply{}, err
-	}
-	if lifecycle.TrainingState(m.training, a.now()).Status == lifecycle.StatusFailed {
-		return Reply{}, apierr.New(apierr.Conflict, "model %d failed to train and cannot answer", m.id)
 	}
 	var conv *conversation
 	if q.ConversationID != "" {
 		if conv, err = a.conversation(q.ConversationID); err != nil {
 			return Reply{}, err
 		}
-		if conv.modelID != m.id {
-			return Reply{}, apierr.New(apierr.Invalid, "conversation_id: conversation %s belongs to model %d, not %d", conv.id, conv.modelID, m.id)
-		}
+	}
+	if lifecycle.TrainingState(m.training, a.now()).Status == lifecycle.StatusFailed {
+		return Reply{}, apierr.New(apierr.Conflict, "model %d failed to train and cannot answer", m.id)
+	}
+	if conv != nil && conv.modelID != m.id {
+		return Reply{}, apierr.New(apierr.Invalid, "conversation_id: conversation %s belongs to model %d, not %d", conv.id, conv.modelID, m.id)
 	}
 	var passages []retrieval.Passage
 	if d := a.modelData(m); d != nil && !q.BaseModel {

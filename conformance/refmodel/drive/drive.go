@@ -1,14 +1,18 @@
-// Package drive runs the reference model (package model) against a server:
-// it generates calls from what the model knows — every operation with each
-// intent (a success, a refused key, a deleted, foreign or near-miss id, an
-// invalid, conflicting, malformed or too large body), each value the
-// reference names, a tour of every state of models and evaluations, the
-// writes whose effects reach other resources — then random steps, sends
-// them through a Sender and has the model judge every answer.
+// Package drive runs the reference model (package refmodel) against a
+// server: it generates calls from the contract's input dimensions (package
+// conformance/inputs) and from what the model knows — every operation as
+// it should succeed, each fault a client can give it alone and in pairs,
+// each value, alternative, encoding and id intent of each field, a refused
+// call sent again, bursts of concurrent calls, each state of each resource
+// an operation reads or writes, the writes whose effects reach other
+// resources — then random steps, sends them through a Sender and has the
+// model judge every answer.
 //
-// Coverage comes first and does not depend on the seed: every operation is
-// reached whatever the seed; the seed draws the values, the resources aimed
-// at and the random steps after it.
+// Coverage comes first and does not depend on the seed: every dimension is
+// sent whatever the seed (Run.Reached counts them, Run.Inputs renders the
+// table); the seed draws the values, the resources aimed at and the random
+// steps after it. No operation is named here: the tables come from the
+// contract.
 //
 // With a Clock (a test's fake clock) the model is frozen: states move only
 // when the driver moves the clock. Without one (a real server) states move
@@ -25,8 +29,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
+	"contractkit/conformance/inputs"
 	"contractkit/conformance/refmodel"
 	"contractkit/judge"
 	"contractkit/spec"
@@ -35,7 +41,8 @@ import (
 // Sender sends one call and reads its answer whole (an event stream
 // joined). A transport failure is an Answer with Status 0; a 429 it could
 // not wait out, or an answer cut by the caller's own deadline, is returned
-// as such (the model learns nothing from it and judges nothing).
+// as such (the model learns nothing from it and judges nothing). Send is
+// called from several goroutines at once during a burst.
 type Sender interface {
 	Send(ctx context.Context, c refmodel.Call) refmodel.Answer
 }
@@ -83,6 +90,10 @@ type Config struct {
 	// After, when set, sees every exchange after the model judged it (a
 	// test's second model).
 	After func(step int, c refmodel.Call, a refmodel.Answer)
+	// Enough, when set, ends the run at the first finding that counts it
+	// returns true for (a proof that a broken server is caught needs no
+	// more calls).
+	Enough func(judge.Finding) bool
 }
 
 // Step is one call and what came of it.
@@ -92,6 +103,9 @@ type Step struct {
 	Verdict refmodel.Verdict
 	// Replay: the step replays an earlier one to confirm a finding.
 	Replay bool
+	// Note is what the Sender kept with the answer (Answer.Note: the
+	// suite's exchange).
+	Note any
 }
 
 // Found is a finding with the step that made it.
@@ -117,6 +131,12 @@ type Run struct {
 	Unconfirmed []Found
 	// Stopped says why the run ended before its end ("" it did not).
 	Stopped string
+	// Dims are the contract's input dimensions; Reached counts the calls
+	// that sent each (by key); Why says why one was not sent, when the run
+	// knows (a 413 past a bound it does not send).
+	Dims    []inputs.Dimension
+	Reached map[string]int
+	Why     map[string]string
 }
 
 // driver is one run in progress.
@@ -125,10 +145,16 @@ type driver struct {
 	cfg    Config
 	m      *refmodel.Model
 	send   Sender
-	ops    map[string]spec.Operation
+	cat    *inputs.Catalog
 	run    *Run
 	g      *gen
 	replay bool
+	// marked are the dimensions the next call sends (do counts them).
+	marked []string
+	// met are the states the tour met ("kind state"); fed and starved are
+	// trained models of a dataset with files and of one without.
+	met          map[string]bool
+	fed, starved *refmodel.Resource
 }
 
 // Drive runs the whole sequence against the server send reaches, until it
@@ -137,20 +163,19 @@ func Drive(ctx context.Context, send Sender, cfg Config) *Run {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 20 * time.Second
 	}
-	d := &driver{ctx: ctx, cfg: cfg, send: send, ops: map[string]spec.Operation{},
+	d := &driver{ctx: ctx, cfg: cfg, send: send, cat: Catalog(), met: map[string]bool{},
 		m:   refmodel.New(refmodel.Config{Frozen: cfg.Clock != nil}),
-		run: &Run{Seed: cfg.Seed, Cover: map[string]map[int]int{}, Toured: map[string]map[string]int{}}}
-	for _, op := range spec.Strict().Operations {
-		d.ops[op.ID] = op
-	}
-	d.g = &gen{r: rand.New(rand.NewPCG(cfg.Seed, 0x6d6f64656c)), m: d.m, uploadLimit: cfg.UploadLimit,
-		protected: map[string]bool{}, writes: map[string]bool{}}
-	for id, op := range d.ops {
-		d.g.writes[id] = !strings.EqualFold(op.Method, "get")
-	}
+		run: &Run{Seed: cfg.Seed, Cover: map[string]map[int]int{}, Toured: map[string]map[string]int{}, Reached: map[string]int{}, Why: map[string]string{}}}
+	d.run.Dims = d.cat.Derive()
+	d.g = &gen{r: rand.New(rand.NewPCG(cfg.Seed, 0x6d6f64656c)), m: d.m, cat: d.cat, uploadLimit: cfg.UploadLimit,
+		protected: map[string]bool{}, kept: map[string]bool{}, first: map[string]refmodel.Call{}, frozen: cfg.Clock != nil}
 	d.drive()
 	return d.run
 }
+
+// Catalog is the contract's catalog the driver works from (package
+// inputs), read once.
+var Catalog = sync.OnceValue(func() *inputs.Catalog { return inputs.Read(spec.Strict(), spec.Declared()) })
 
 // stopped reports whether the run must end (its context is done).
 func (d *driver) stopped() bool {
@@ -172,23 +197,36 @@ func (d *driver) stopped() bool {
 	return false
 }
 
+// mark names the dimensions the next call sends (do counts them reached
+// once it is answered).
+func (d *driver) mark(keys ...string) { d.marked = append(d.marked, keys...) }
+
 // do sends c, has the model judge the answer, confirms a timing finding
 // by replay, and returns the answer (the zero Answer once stopped).
 func (d *driver) do(c refmodel.Call) refmodel.Answer {
 	if d.stopped() {
+		d.marked = nil
 		return refmodel.Answer{}
 	}
-	if d.cfg.Permanent && c.Op == "deleteDataset" && c.Query.Get("permanent") != "perhaps" {
-		c.Query = query("permanent", "true")
-	}
+	c = d.permanent(c)
 	a := d.send.Send(d.ctx, c)
 	if d.ctx.Err() != nil && a.Status == 0 {
+		d.marked = nil
 		d.stopped()
 		return a // cut by the run's own deadline: no verdict
 	}
+	return d.judge(c, a)
+}
+
+// judge has the model judge an answer to c and records the step.
+func (d *driver) judge(c refmodel.Call, a refmodel.Answer) refmodel.Answer {
+	for _, k := range d.marked {
+		d.run.Reached[k]++
+	}
+	d.marked = nil
 	v := d.m.Observe(c, a)
 	step := len(d.run.Steps)
-	d.run.Steps = append(d.run.Steps, Step{Call: c, Status: a.Status, Verdict: v, Replay: d.replay})
+	d.run.Steps = append(d.run.Steps, Step{Call: c, Status: a.Status, Verdict: v, Replay: d.replay, Note: a.Note})
 	if d.cfg.After != nil {
 		d.cfg.After(step, c, a)
 	}
@@ -198,6 +236,9 @@ func (d *driver) do(c refmodel.Call) refmodel.Answer {
 	d.run.Cover[c.Op][a.Status]++
 	for _, f := range v.Findings {
 		d.run.Found = append(d.run.Found, Found{Step: step, Finding: f, Replay: -1})
+		if d.cfg.Enough != nil && d.cfg.Enough(f) && d.run.Stopped == "" {
+			d.run.Stopped = "it found what it was asked to"
+		}
 	}
 	switch {
 	case len(v.Timing) == 0:
@@ -237,10 +278,16 @@ func describe(c refmodel.Call, status int) string {
 		parts = append(parts, shortJSON(c.Body))
 	}
 	if c.Form != nil {
-		parts = append(parts, fmt.Sprintf("form %v + %d files", c.Form.Fields, len(c.Form.Files)))
+		parts = append(parts, fmt.Sprintf("form %s + %d files", shortJSON(c.Form.Fields), len(c.Form.Files)))
 	}
 	if c.Raw != nil {
 		parts = append(parts, fmt.Sprintf("raw %d bytes", len(c.Raw)))
+	}
+	if c.ContentType != "" {
+		parts = append(parts, "Content-Type: "+c.ContentType)
+	}
+	if c.Accept != "" {
+		parts = append(parts, "Accept: "+c.Accept)
 	}
 	key := map[refmodel.Key]string{refmodel.KeyA: "A", refmodel.KeyB: "B", refmodel.KeyBad: "near-miss key", refmodel.KeyNone: "no key"}[c.Key]
 	return strings.TrimSpace(fmt.Sprintf("%s [%s] %s → %d", c.Op, key, strings.Join(parts, " "), status))

@@ -1,10 +1,16 @@
 package drive
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"contractkit/fixtures"
+	"contractkit/spec"
 )
 
 // Every upload the generator sends is an embedded fixture: a name that
@@ -47,5 +53,38 @@ func TestReplayFile(t *testing.T) {
 	}
 	if _, err := ReadReplay(path); err == nil {
 		t.Fatal("a line with no calls was read")
+	}
+}
+
+// The driver names no operation: its tables come from the contract
+// (package inputs), so an operation added, renamed or removed changes what
+// it sends without a line of it. Every string literal of its non-test
+// files is checked against the contract's operationIds.
+func TestTheDriverNamesNoOperation(t *testing.T) {
+	ops := map[string]bool{}
+	for _, op := range spec.Strict().Operations {
+		ops[op.ID] = true
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && ops[s] {
+					t.Errorf("%s names the operation %s", fset.Position(lit.Pos()), s)
+				}
+			}
+			return true
+		})
 	}
 }

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
+	"contractkit/conformance/inputs"
 	"contractkit/conformance/refmodel"
 )
 
 // drive runs the whole sequence: the baseline (every list walked: what
 // the accounts hold is adopted), every operation once as it should
-// succeed, the tour of states, the effects, every operation with every
-// intent and named value, random steps, and the lists again.
+// succeed, the tour of states, the effects, every input dimension of every
+// operation, the second key, bursts, random steps, and the lists again.
 func (d *driver) drive() {
 	g := d.g
 	for _, k := range d.keys() {
@@ -25,38 +25,26 @@ func (d *driver) drive() {
 			g.protected[r.Kind+"/"+r.ID] = true
 		}
 	}
-	ops := d.opIDs()
+	d.why()
 	// Every operation once as it should succeed: the values a server takes
 	// are known before states and refusals are probed.
 	g.key = refmodel.KeyA
-	for _, op := range ops {
-		if c, ok := g.call(op, success); ok && !strings.HasPrefix(op, "delete") {
-			d.do(c)
+	for _, op := range d.cat.Ops {
+		if op.Role == inputs.RoleDelete {
+			continue
 		}
-	}
-	d.tour(g)
-	d.effects(g)
-	// Every operation with every intent for the first key; for the second,
-	// what tells the accounts apart.
-	for _, k := range d.keys() {
-		g.key = k
-		for _, op := range ops {
-			for _, in := range intents {
-				if k == refmodel.KeyB && in != success && in != foreignID && in != nearMiss {
-					continue
-				}
-				if c, ok := g.call(op, in); ok {
-					d.do(c)
-				}
-			}
-			if k == refmodel.KeyA {
-				for _, c := range g.named(op) {
-					d.do(c)
-				}
+		if c, ok := g.success(op); ok {
+			if a := d.do(c); a.Status/100 == 2 {
+				g.first[op.ID] = c
 			}
 		}
 	}
-	d.random(g, d.cfg.Steps)
+	d.tour()
+	d.effects()
+	d.dimensions()
+	d.secondKey()
+	d.bursts()
+	d.random(d.cfg.Steps)
 	for _, k := range d.keys() {
 		d.walkAll(k)
 	}
@@ -65,10 +53,33 @@ func (d *driver) drive() {
 	}
 }
 
-// cleanup deletes what the run made and is still there, children first:
-// running evaluations are awaited (a running one cannot be deleted). It
-// runs on a context of its own, bounded by Config.Cleanup: the run's may
-// be over (its time was up), what it made must still go.
+// secondKey sends every operation with the second key as it should
+// succeed, and aims each id field at the first account's resources: what
+// tells the accounts apart.
+func (d *driver) secondKey() {
+	if d.cfg.OneAccount {
+		return
+	}
+	g := d.g
+	g.key = refmodel.KeyB
+	defer func() { g.key = refmodel.KeyA }()
+	for _, op := range d.cat.Ops {
+		if c, ok := g.success(op); ok && op.Role != inputs.RoleDelete {
+			d.do(c)
+		}
+		for _, f := range op.IDs {
+			if c, ok := g.success(op); ok && g.intent(op, &c, f, inputs.IntentForeign) {
+				d.do(c)
+			}
+		}
+	}
+}
+
+// cleanup deletes what the run made and is still there, what refers to
+// others first: a resource in a state its delete refuses (a running
+// evaluation) is awaited. It runs on a context of its own, bounded by
+// Config.Cleanup: the run's may be over (its time was up), what it made
+// must still go.
 func (d *driver) cleanup() {
 	stopped, runCtx := d.run.Stopped, d.ctx
 	d.run.Stopped = "" // a replay's bound, or the run's time, does not keep its resources
@@ -88,30 +99,73 @@ func (d *driver) cleanup() {
 		}
 	}()
 	for _, k := range d.keys() {
-		var running []string
-		for _, r := range d.m.Resources(k) {
-			if r.Kind == "evaluation_id" && !r.Gone && !d.g.protected[r.Kind+"/"+r.ID] && slices.Contains(r.States["status"], "running") {
-				running = append(running, r.ID)
+		for _, kind := range d.deleteOrder() {
+			if kind.Delete == nil {
+				continue
 			}
-		}
-		switch {
-		case len(running) == 0:
-		case k == refmodel.KeyA:
-			d.advance(d.cfg.Eval, "evaluation_id", running, "completed", "failed")
-		case d.cfg.Clock == nil:
-			// The other account's running evaluations, read with its own
-			// key (the first key's advance moved a test clock for both).
-			d.awaitAs(k, "evaluation_id", running, []string{"completed", "failed"})
-		}
-		for _, kind := range []string{"conversation_id", "evaluation_id", "model_id", "dataset_id"} {
-			op := map[string]string{"conversation_id": "deleteConversation", "evaluation_id": "deleteEvaluation", "model_id": "deleteModel", "dataset_id": "deleteDataset"}[kind]
+			d.settle(k, kind)
 			for _, r := range d.m.Resources(k) {
-				if r.Kind == kind && !r.Gone && !d.g.protected[r.Kind+"/"+r.ID] {
-					d.do(refmodel.Call{Op: op, Key: k, Path: map[string]string{kind: r.ID}})
+				if r.Kind == kind.Param && !r.Gone && !d.g.protected[r.Kind+"/"+r.ID] {
+					d.do(refmodel.Call{Op: kind.Delete.ID, Key: k, Path: map[string]string{kind.Param: r.ID}})
 				}
 			}
 		}
 	}
+}
+
+// settle waits until none of the run's resources of kind is in a state
+// its delete refuses.
+func (d *driver) settle(k refmodel.Key, kind *inputs.Kind) {
+	for _, e := range kind.Delete.Effects {
+		if e.Rule != "state" || kind.Machine == nil {
+			continue
+		}
+		var busy []string
+		for _, r := range d.m.Resources(k) {
+			if r.Kind == kind.Param && !r.Gone && !d.g.protected[r.Kind+"/"+r.ID] && meets(r, e.State, e.RefusedIn) {
+				busy = append(busy, r.ID)
+			}
+		}
+		if len(busy) == 0 {
+			continue
+		}
+		want := slices.DeleteFunc(slices.Clone(kind.Machine.States), func(s string) bool { return slices.Contains(e.RefusedIn, s) })
+		switch {
+		case k == refmodel.KeyA:
+			d.advance(max(d.cfg.Eval, d.cfg.Train), kind.Param, busy, want...)
+		case d.cfg.Clock == nil:
+			// The other account's, read with its own key (the first key's
+			// advance moved a test clock for both).
+			d.awaitAs(k, kind.Param, busy, want)
+		}
+	}
+}
+
+// deleteOrder lists the kinds that refer to others before those they
+// refer to (conversations and evaluations before models, models before
+// datasets).
+func (d *driver) deleteOrder() []*inputs.Kind {
+	var out []*inputs.Kind
+	placed := map[*inputs.Kind]bool{}
+	var place func(k *inputs.Kind)
+	place = func(k *inputs.Kind) {
+		if placed[k] {
+			return
+		}
+		placed[k] = true
+		for _, o := range d.cat.Kinds {
+			for _, ref := range o.Refs {
+				if ref.Kind == k {
+					place(o)
+				}
+			}
+		}
+		out = append(out, k)
+	}
+	for _, k := range d.cat.Kinds {
+		place(k)
+	}
+	return out
 }
 
 // keys are the accounts driven.
@@ -122,39 +176,58 @@ func (d *driver) keys() []refmodel.Key {
 	return []refmodel.Key{refmodel.KeyA, refmodel.KeyB}
 }
 
-func (d *driver) opIDs() []string {
-	var out []string
-	for id := range d.ops {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// walkAll reads every list of the account to its end: the models'
-// conversations once the models are known, the conversations' messages
-// once the conversations are.
+// walkAll reads every list of the account to its end: the whole lists,
+// then the lists scoped to a parent once the parents are known, then the
+// lists of each item's collection.
 func (d *driver) walkAll(k refmodel.Key) {
-	d.do(refmodel.Call{Op: "listModels", Key: k})
-	d.do(refmodel.Call{Op: "listDatasets", Key: k})
-	d.walk(refmodel.Call{Op: "listEvaluations", Key: k}, "page", "per_page", 1)
-	for _, kind := range []string{"model_id", "conversation_id"} {
+	for _, kind := range d.cat.Kinds {
+		if kind.List != nil && kind.Scope == "" {
+			d.walk(refmodel.Call{Op: kind.List.ID, Key: k})
+		}
+	}
+	for _, kind := range d.cat.Kinds {
+		if kind.List == nil || kind.Scope == "" {
+			continue
+		}
 		for _, r := range d.m.Resources(k) {
-			switch {
-			case r.Gone || r.Kind != kind:
-			case kind == "model_id":
-				d.walk(refmodel.Call{Op: "listConversations", Key: k, Query: query("model_id", r.ID)}, "offset", "limit", 0)
-			default:
-				d.walk(refmodel.Call{Op: "listMessages", Key: k, Path: map[string]string{"conversation_id": r.ID}}, "offset", "limit", 0)
+			if r.Kind == kind.Scope && !r.Gone {
+				d.walk(refmodel.Call{Op: kind.List.ID, Key: k, Query: query(kind.Scope, r.ID)})
+			}
+		}
+	}
+	for _, kind := range d.cat.Kinds {
+		for _, op := range kind.Children {
+			for _, r := range d.m.Resources(k) {
+				if r.Kind == kind.Param && !r.Gone {
+					d.walk(refmodel.Call{Op: op.ID, Key: k, Path: map[string]string{kind.Param: r.ID}})
+				}
 			}
 		}
 	}
 }
 
-// walk reads a paged list page by page until a page is empty: by pages
-// (first 1) or by offsets (first 0), each offset after the items read.
-func (d *driver) walk(c refmodel.Call, at, size string, first int) {
+// walk reads a list page by page until a page is empty, by the paging
+// parameters its x-paging marks name (by pages from 1, or by offsets from
+// 0, each offset after the items read); a list without them is read once.
+func (d *driver) walk(c refmodel.Call) {
 	const per = 5
+	op := d.cat.Op(c.Op)
+	var size, at string
+	first := 0
+	for _, f := range op.Fields {
+		switch f.Paging {
+		case "size":
+			size = f.Name
+		case "page":
+			at, first = f.Name, 1
+		case "offset":
+			at = f.Name
+		}
+	}
+	if size == "" || at == "" {
+		d.do(c)
+		return
+	}
 	next := first
 	for range 40 {
 		if d.stopped() {
@@ -180,192 +253,21 @@ func (d *driver) walk(c refmodel.Call, at, size string, first int) {
 	}
 }
 
-// items counts the items of a list answer.
+// items counts the items of a list answer: its data, or the list its
+// data holds (a page object).
 func items(a refmodel.Answer) int {
 	data, _ := a.Body.(map[string]any)
 	switch v := data["data"].(type) {
 	case []any:
 		return len(v)
 	case map[string]any:
-		list, _ := v["evaluations"].([]any)
-		return len(list)
+		for _, x := range v {
+			if list, ok := x.([]any); ok {
+				return len(list)
+			}
+		}
 	}
 	return 0
-}
-
-// tour runs every operation against resources in each of their states:
-// models pending, training and ready (the fixtures have a failed one), and
-// evaluations pending, running, completed and failed (no data to answer
-// from: a dataset of URLs only).
-func (d *driver) tour(g *gen) {
-	g.key = refmodel.KeyA
-	modelOps := []string{"getModel", "listConversations", "createConversation", "runInference", "createEvaluation", "deleteModel"}
-	// Each stage's models are made, then the clock moved (or, on a real
-	// server, their states awaited): pending, training twice, ended.
-	train := d.cfg.Train
-	for _, stage := range []struct {
-		by   time.Duration
-		want []string
-	}{{0, nil}, {train / 5, []string{"training", "ready", "failed"}}, {train * 3 / 5, []string{"training", "ready", "failed"}}, {train, []string{"ready", "failed"}}} {
-		var made []string
-		for range 2 {
-			if c, ok := g.call("createModel", success); ok {
-				made = append(made, createdID(d.do(c)))
-			}
-		}
-		d.advance(stage.by, "model_id", made, stage.want...)
-		d.touring(g, modelOps, "model_id", made)
-	}
-	if failed, ok := g.pick("model_id", refmodel.KeyA, in("only", "failed")); ok {
-		d.touring(g, modelOps[:len(modelOps)-1], "model_id", []string{failed.ID})
-	}
-	// Evaluations: the operations that move a state each get an evaluation
-	// of their own in each stage; the others share one.
-	shared := []string{"getEvaluation", "updateEvaluation", "listEvaluations", "checkEvaluationName"}
-	moving := []string{"runRagasEvaluation", "startEvaluation", "deleteEvaluation"}
-	noData, _ := d.modelWithoutData(g)
-	withData := d.modelWithData(g)
-	for _, stage := range []string{"pending", "running", "completed", "failed"} {
-		var ids []string
-		for range 1 + len(moving) {
-			c, ok := g.call("createEvaluation", success)
-			if !ok {
-				continue
-			}
-			aim(&c, "model_id", withData)
-			if stage == "failed" {
-				aim(&c, "model_id", noData)
-			}
-			if id := createdID(d.do(c)); id != "" {
-				ids = append(ids, id)
-			}
-		}
-		if len(ids) < 1+len(moving) {
-			continue
-		}
-		for _, id := range ids {
-			if stage != "pending" {
-				d.do(refmodel.Call{Op: "startEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": id}})
-			}
-		}
-		if stage == "completed" || stage == "failed" {
-			d.advance(d.cfg.Eval, "evaluation_id", ids, "completed", "failed")
-		}
-		d.touring(g, shared, "evaluation_id", ids[:1])
-		for i, op := range moving {
-			d.touring(g, []string{op}, "evaluation_id", ids[1+i:2+i])
-		}
-	}
-}
-
-// effects runs each write whose effect reaches other resources, then reads
-// what it reached: two exchanges in a conversation, an upload and a soft
-// and a permanent delete of a trained model's dataset, the delete of a
-// model with conversations and evaluations, a scoring run.
-func (d *driver) effects(g *gen) {
-	g.key = refmodel.KeyA
-	ds := createdID(d.do(create(g, "createDataset")))
-	mid := createdID(d.do(refmodel.Call{Op: "createModel", Key: refmodel.KeyA, Body: map[string]any{"model_name": g.text("model"), "dataset_id": ds}}))
-	if ds == "" || mid == "" {
-		return // a lost answer (TestLostAnswersBreakNothing)
-	}
-	d.advance(d.cfg.Train, "model_id", []string{mid}, "ready", "failed")
-	conv := createdID(d.do(refmodel.Call{Op: "createConversation", Key: refmodel.KeyA, Body: map[string]any{"model_id": num(mid)}}))
-	eval := createdID(d.do(refmodel.Call{Op: "createEvaluation", Key: refmodel.KeyA, Body: map[string]any{"name": g.text("eval"), "model_id": num(mid)}}))
-	readModel := func() {
-		d.do(refmodel.Call{Op: "getModel", Key: refmodel.KeyA, Path: map[string]string{"model_id": mid}})
-		d.do(refmodel.Call{Op: "listModels", Key: refmodel.KeyA})
-	}
-	for range 2 {
-		d.do(refmodel.Call{Op: "runInference", Key: refmodel.KeyA, Body: map[string]any{"query": "How long is the warranty?", "model_id": num(mid), "conversation_id": conv}})
-		d.walk(refmodel.Call{Op: "listConversations", Key: refmodel.KeyA, Query: query("model_id", mid)}, "offset", "limit", 0)
-		d.walk(refmodel.Call{Op: "listMessages", Key: refmodel.KeyA, Path: map[string]string{"conversation_id": conv}}, "offset", "limit", 0)
-	}
-	up, _ := g.call("uploadDatasetFiles", success)
-	up.Form.Fields["dataset_id"] = []string{ds}
-	d.do(up)
-	d.do(refmodel.Call{Op: "getDataset", Key: refmodel.KeyA, Path: map[string]string{"dataset_id": ds}})
-	readModel()
-	d.do(refmodel.Call{Op: "runRagasEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": eval}, Body: g.ragas()})
-	d.do(refmodel.Call{Op: "getEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": eval}})
-	d.do(refmodel.Call{Op: "deleteDataset", Key: refmodel.KeyA, Path: map[string]string{"dataset_id": ds}})
-	readModel()
-	d.do(refmodel.Call{Op: "deleteModel", Key: refmodel.KeyA, Path: map[string]string{"model_id": mid}})
-	d.do(refmodel.Call{Op: "getEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": eval}})
-	d.do(refmodel.Call{Op: "listMessages", Key: refmodel.KeyA, Path: map[string]string{"conversation_id": conv}})
-	d.do(refmodel.Call{Op: "listConversations", Key: refmodel.KeyA, Query: query("model_id", mid)})
-	d.do(refmodel.Call{Op: "startEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": eval}})
-	d.advance(d.cfg.Eval, "evaluation_id", []string{eval}, "completed", "failed")
-	d.walk(refmodel.Call{Op: "listEvaluations", Key: refmodel.KeyA}, "page", "per_page", 1)
-	// A dataset erased for good under a trained model.
-	ds2 := createdID(d.do(create(g, "createDataset")))
-	m2 := createdID(d.do(refmodel.Call{Op: "createModel", Key: refmodel.KeyA, Body: map[string]any{"model_name": g.text("model"), "dataset_id": ds2}}))
-	d.advance(d.cfg.Train, "model_id", []string{m2}, "ready", "failed")
-	d.do(refmodel.Call{Op: "deleteDataset", Key: refmodel.KeyA, Path: map[string]string{"dataset_id": ds2}, Query: query("permanent", "true")})
-	d.do(refmodel.Call{Op: "getModel", Key: refmodel.KeyA, Path: map[string]string{"model_id": m2}})
-}
-
-// touring runs each of ops against each of the resources ids, after a read
-// that shows the state each is in, and counts the states it met.
-func (d *driver) touring(g *gen, ops []string, kind string, ids []string) {
-	seen := map[string]string{}
-	for _, id := range ids {
-		if id != "" {
-			seen[id] = d.read(kind, id)
-		}
-	}
-	for _, op := range ops {
-		for _, id := range ids {
-			if c, ok := g.success(op); ok && id != "" {
-				c = minimal(c)
-				aim(&c, kind, id)
-				d.tally(op, kind, id, seen[id])
-				d.do(c)
-			}
-		}
-	}
-}
-
-// tally counts the state the resource id is in when op is sent to it: the
-// model's, when it knows one state; else the one its last read showed (a
-// real server's clock may have moved it since).
-func (d *driver) tally(op, kind, id, read string) {
-	state := read
-	for _, r := range d.m.Resources(refmodel.KeyA) {
-		if r.Kind == kind && r.ID == id && len(r.States["status"]) == 1 {
-			state = r.States["status"][0]
-		}
-	}
-	if state == "" {
-		return
-	}
-	if d.run.Toured[op] == nil {
-		d.run.Toured[op] = map[string]int{}
-	}
-	d.run.Toured[op][state]++
-}
-
-// modelWithoutData makes a model of a dataset of URLs only: nothing to
-// answer from, so an evaluation of it fails (D-12).
-func (d *driver) modelWithoutData(g *gen) (string, bool) {
-	ds := createdID(d.do(refmodel.Call{Op: "createDataset", Key: refmodel.KeyA, Form: &refmodel.Form{Fields: map[string][]string{
-		"dataset_name": {g.text("links")}, "urls": {"https://docs.example.com/only-a-link"}}}}))
-	if ds == "" {
-		return "", false
-	}
-	id := createdID(d.do(refmodel.Call{Op: "createModel", Key: refmodel.KeyA, Body: map[string]any{"model_name": g.text("model"), "dataset_id": ds}}))
-	d.advance(d.cfg.Train, "model_id", []string{id}, "ready", "failed")
-	return id, id != ""
-}
-
-// modelWithData makes a trained model of a dataset of readable text: an
-// evaluation of it completes.
-func (d *driver) modelWithData(g *gen) string {
-	ds := createdID(d.do(refmodel.Call{Op: "createDataset", Key: refmodel.KeyA, Form: &refmodel.Form{Fields: map[string][]string{
-		"dataset_name": {g.text("handbook")}}, Files: []refmodel.File{g.file("employee-handbook.md")}}}))
-	id := createdID(d.do(refmodel.Call{Op: "createModel", Key: refmodel.KeyA, Body: map[string]any{"model_name": g.text("model"), "dataset_id": ds}}))
-	d.advance(d.cfg.Train, "model_id", []string{id}, "ready", "failed")
-	return id
 }
 
 // createdID is the id a create answered with, "" when it failed.
@@ -384,31 +286,11 @@ func createdID(a refmodel.Answer) string {
 	return ""
 }
 
-// create is a create of op that needs no other resource (a dataset).
-func create(g *gen, op string) refmodel.Call {
-	c, _ := g.call(op, success)
-	return c
-}
-
-// aim points a call at the model id.
-func aim(c *refmodel.Call, param, id string) {
-	switch {
-	case c.Path != nil && c.Path[param] != "":
-		c.Path[param] = id
-	case c.Query.Has(param):
-		c.Query.Set(param, id)
-	default:
-		if b, ok := c.Body.(map[string]any); ok {
-			b[param] = num(id)
-			delete(b, "conversation_id")
-		}
-	}
-}
-
-// random runs n random steps: any operation, any intent (successes most
-// often), either key, the clock moved now and then, a call repeated.
-func (d *driver) random(g *gen, n int) {
-	ops := d.opIDs()
+// random runs n random steps: any operation, with a fault now and then
+// (successes most often), either key, the clock moved now and then, a
+// call repeated.
+func (d *driver) random(n int) {
+	g := d.g
 	var last *refmodel.Call
 	for range n {
 		g.key = refmodel.Key(g.r.IntN(2))
@@ -423,15 +305,18 @@ func (d *driver) random(g *gen, n int) {
 			d.do(*last)
 			continue
 		}
-		in := success
+		op := d.cat.Ops[g.r.IntN(len(d.cat.Ops))]
+		var faults []inputs.Fault
 		if g.chance(3) {
-			in = intents[g.r.IntN(len(intents))]
+			all := d.cat.FaultsOf(op)
+			faults = append(faults, all[g.r.IntN(len(all))])
 		}
-		c, ok := g.call(ops[g.r.IntN(len(ops))], in)
+		c, ok := g.call(op, faults...)
 		if !ok {
 			continue
 		}
 		d.do(c)
 		last = &c
 	}
+	g.key = refmodel.KeyA
 }

@@ -8,10 +8,6 @@ import (
 	"contractkit/judge"
 )
 
-// reads are the operations that read one resource of a kind by its id:
-// the driver's way to see a state (kinds without a state need none).
-var reads = map[string]string{"model_id": "getModel", "evaluation_id": "getEvaluation", "dataset_id": "getDataset"}
-
 // pollEvery is the pause between two reads while a state is awaited.
 const pollEvery = 150 * time.Millisecond
 
@@ -19,16 +15,20 @@ const pollEvery = 150 * time.Millisecond
 // status its answer shows ("" none).
 func (d *driver) read(kind, id string) string { return d.readAs(refmodel.KeyA, kind, id) }
 
-// readAs reads a resource of kind with the key of account k.
+// readAs reads a resource of kind with the key of account k (its get
+// operation) and returns the state its machine field shows ("" none).
 func (d *driver) readAs(k refmodel.Key, kind, id string) string {
-	op := reads[kind]
-	if op == "" || id == "" {
+	kd := d.cat.Kind(kind)
+	if kd == nil || kd.Get == nil || id == "" {
 		return ""
 	}
-	a := d.do(refmodel.Call{Op: op, Key: k, Path: map[string]string{kind: id}})
+	a := d.do(refmodel.Call{Op: kd.Get.ID, Key: k, Path: map[string]string{kind: id}})
+	if kd.Machine == nil {
+		return ""
+	}
 	body, _ := a.Body.(map[string]any)
 	data, _ := body["data"].(map[string]any)
-	s, _ := data["status"].(string)
+	s, _ := data[kd.Machine.Field].(string)
 	return s
 }
 
@@ -73,7 +73,7 @@ func (d *driver) confirm(step int, fs []judge.Finding) {
 	d.replay = true
 	defer func() { d.replay = false }()
 	c := d.run.Steps[step].Call
-	for kind, id := range named(c) {
+	for kind, id := range d.named(c) {
 		d.read(kind, id)
 	}
 	at := len(d.run.Steps)
@@ -98,10 +98,14 @@ func (d *driver) confirm(step int, fs []judge.Finding) {
 
 // named are the resources a call names by id that have a read: in its
 // path, its query or its body.
-func named(c refmodel.Call) map[string]string {
+func (d *driver) named(c refmodel.Call) map[string]string {
 	out := map[string]string{}
 	body, _ := c.Body.(map[string]any)
-	for kind := range reads {
+	for _, k := range d.cat.Kinds {
+		if k.Get == nil {
+			continue
+		}
+		kind := k.Param
 		switch {
 		case c.Path[kind] != "":
 			out[kind] = c.Path[kind]

@@ -440,7 +440,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Score samples with RAGAS metrics
+         * Score an evaluation's samples with RAGAS metrics
          * @description Scores samples (a question, the answer given, the contexts retrieved) with RAGAS-style
          *     metrics, or the evaluation's own questions when you send none. You get the evaluation in
          *     `data`, `completed`, with the scores in `results`; refused with 409 while it runs.

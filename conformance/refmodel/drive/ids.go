@@ -1,0 +1,143 @@
+package drive
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"contractkit/conformance/inputs"
+	"contractkit/conformance/refmodel"
+)
+
+// Ids wherever a request carries them — path, query, JSON body, form — aimed
+// at what a client gets wrong: a deleted id, the other account's, a real id
+// with its last character dropped or one appended, with leading zeros, one
+// past it, another kind's id, a UUID with a character changed or in upper
+// case.
+
+// intent aims the id field f of the call at in; false when the model knows
+// nothing to make it from.
+func (g *gen) intent(op *inputs.Op, c *refmodel.Call, f *inputs.Field, in inputs.Intent) bool {
+	kind := f.Kind.Param
+	base := func() (refmodel.Resource, bool) {
+		ok := live
+		if changes(op, f) {
+			ok = g.mine(ok) // an id a server may read as this one: never one the accounts held
+		}
+		return g.pick(kind, g.key, ok)
+	}
+	var id string
+	switch in {
+	case inputs.IntentDeleted:
+		r, ok := g.pick(kind, g.key, gone)
+		if !ok {
+			return false
+		}
+		id = r.ID
+	case inputs.IntentForeign:
+		r, ok := g.pick(kind, other(g.key), live)
+		if !ok {
+			return false
+		}
+		id = r.ID
+	case inputs.IntentNeverSeen, inputs.IntentNext, inputs.IntentChanged:
+		ids := g.nearFirst(kind, g.m.NearMisses(kind, g.key))
+		if f.Kind.IDForm == "number" && in == inputs.IntentNeverSeen {
+			ids = []string{"999999999"}
+		}
+		if len(ids) == 0 {
+			return false
+		}
+		id = ids[g.turn("near:"+op.ID)%min(len(ids), 4)]
+	case inputs.IntentDropped, inputs.IntentAppended, inputs.IntentZeros, inputs.IntentUpper:
+		r, ok := g.untaken(kind, base, func(id string) string { return spell(id, in) })
+		if !ok {
+			return false
+		}
+		id = spell(r.ID, in)
+	case inputs.IntentOtherKind:
+		var found bool
+		id, found = g.otherKindID(f.Kind)
+		if !found {
+			return false
+		}
+	default:
+		return false
+	}
+	g.setID(op, c, f, id)
+	g.unsetParent(op, c, f)
+	return true
+}
+
+// spell writes a real id as the intent misspells it.
+func spell(id string, in inputs.Intent) string {
+	switch in {
+	case inputs.IntentDropped:
+		if len(id) < 2 {
+			return id + id
+		}
+		return id[:len(id)-1]
+	case inputs.IntentAppended:
+		if _, err := strconv.ParseInt(id, 10, 64); err == nil {
+			return id + "7"
+		}
+		return id + "0"
+	case inputs.IntentZeros:
+		return "00" + id
+	case inputs.IntentUpper:
+		return strings.ToUpper(id)
+	}
+	return id
+}
+
+// untaken picks a base resource whose misspelt id names no resource the
+// model knows (of kind, in either account): a truncated id that is another
+// real one is no near miss. Without one, any base.
+func (g *gen) untaken(kind string, base func() (refmodel.Resource, bool), spelt func(string) string) (refmodel.Resource, bool) {
+	taken := map[string]bool{}
+	for _, k := range []refmodel.Key{refmodel.KeyA, refmodel.KeyB} {
+		for _, r := range g.m.Resources(k) {
+			if r.Kind == kind {
+				taken[r.ID] = true
+			}
+		}
+	}
+	// The run's newest resources first: the ids a client has just been
+	// given, the longest ones.
+	first, ok := base()
+	var pool []refmodel.Resource
+	for _, r := range slices.Backward(g.m.Resources(g.key)) {
+		if r.Kind == kind && !r.Gone && !taken[spelt(r.ID)] && !g.protected[r.Kind+"/"+r.ID] {
+			pool = append(pool, r)
+		}
+	}
+	switch {
+	case len(pool) > 0 && ok && slices.ContainsFunc(pool, func(r refmodel.Resource) bool { return r.ID == first.ID }) && g.chance(2):
+		return first, true
+	case len(pool) > 0:
+		return pool[g.turn("untaken:"+kind)%min(len(pool), 3)], true
+	}
+	return first, ok
+}
+
+// otherKindID is the id of a live resource of another kind that no
+// resource of k has.
+func (g *gen) otherKindID(k *inputs.Kind) (string, bool) {
+	taken := map[string]bool{}
+	for _, r := range g.m.Resources(g.key) {
+		if r.Kind == k.Param {
+			taken[r.ID] = true
+		}
+	}
+	for _, o := range g.cat.Kinds {
+		if o == k {
+			continue
+		}
+		for _, r := range g.m.Resources(g.key) {
+			if r.Kind == o.Param && !r.Gone && !taken[r.ID] {
+				return r.ID, true
+			}
+		}
+	}
+	return "", false
+}
