@@ -3,6 +3,7 @@ package drive
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"contractkit/conformance/inputs"
@@ -271,8 +272,17 @@ func (g *gen) minimal(op *inputs.Op) (refmodel.Call, bool) {
 	fb, _ := first.Body.(map[string]any)
 	if b, isMap := c.Body.(map[string]any); isMap && fb != nil {
 		for _, f := range topFields(op) {
-			if v, has := fb[f.Name]; has && f.Required && f != unique {
+			v, has := fb[f.Name]
+			switch {
+			case !has || !f.Required:
+			case f != unique:
 				b[f.Name] = v
+			case isText(v):
+				// Fresh, but of the accepted value's shape (its words, a
+				// new number): a text of characters the server has not
+				// taken yet would make a refusal the name's, not the
+				// difference's.
+				b[f.Name] = g.restamp(v.(string))
 			}
 		}
 	}
@@ -283,4 +293,20 @@ func (g *gen) minimal(op *inputs.Op) (refmodel.Call, bool) {
 	}
 	g.repair(op, &c)
 	return c, true
+}
+
+func isText(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// restamp is t, a unique text the server accepted, with a new unique
+// number in place of its own (or after it, when it ends in none), its
+// blanks kept.
+func (g *gen) restamp(t string) string {
+	core := strings.TrimRight(t, " ")
+	trail := t[len(core):]
+	digits := strings.TrimRight(core, "0123456789")
+	g.n++
+	return digits + strconv.Itoa(g.n) + trail
 }
