@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: npm npm-test api-types model-proof explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile mutation build clean
+.PHONY: fuzz-build npm npm-test api-types model-proof explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -22,8 +22,8 @@ run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OP
 # that keeps both cores busy, and the work that mostly waits (Chromium, npm,
 # the suite's own pauses against a mock). Each lane keeps its order and
 # stops at its first failure; the binaries are built once, before both.
-TEST_GO_LANE := vet go-test model-proof fuzz-short mutation
-TEST_WAIT_LANE := lint-spec types check-clauses soak-short selftest explore-short browser-test npm-test
+TEST_GO_LANE := vet go-test model-proof mutation
+TEST_WAIT_LANE := lint-spec types check-clauses soak-short selftest explore-short fuzz-short browser-test npm-test
 test: build $(NODE_STAMP) ## everything CI runs, in two lanes at once (TEST_GO_LANE, TEST_WAIT_LANE; each target's time below)
 	bash scripts/test-lanes.sh "go=$(TEST_GO_LANE)" "wait=$(TEST_WAIT_LANE)"
 
@@ -117,6 +117,9 @@ FUZZ_TARGETS := ./mockserver:FuzzRequests:3000x ./mockserver:FuzzCheckJSON:10000
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s; a count such as 100000x has no end-of-run flake): make fuzz FUZZTIME=5m
 	bash scripts/fuzz.sh $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))):$(word 2,$(subst :, ,$(t))):$(FUZZTIME))
+
+fuzz-build: ## build the fuzz targets' instrumented test binaries only (into the build cache; .ci/run does it while installing)
+	FUZZ_BUILD_ONLY=1 bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 fuzz-short: ## every fuzz target for its budget of executions, under a minute of fuzzing in all (part of make test)
 	bash scripts/fuzz.sh $(FUZZ_TARGETS)

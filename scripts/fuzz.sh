@@ -9,6 +9,10 @@
 # give it: a package with three targets is built and linked once, not three
 # times. A crasher is written to the package's testdata/fuzz/<Target>/, as
 # with go test -fuzz. The first failing target stops the run.
+#
+# FUZZ_BUILD_ONLY=1 builds the binaries and runs nothing: the instrumented
+# packages then sit in the build cache (CI builds them while it installs
+# the Node tools), and a later run only links.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -31,6 +35,7 @@ for t in "$@"; do
 		echo "built $pkg for fuzzing in $((SECONDS - start)) s"
 		built[$pkg]=1
 	fi
+	[[ -n ${FUZZ_BUILD_ONLY:-} ]] && continue
 	echo "fuzz $name ($pkg) for $budget"
 	start=$SECONDS
 	# -test.timeout bounds a hang (an input that never returns), far
