@@ -28,6 +28,10 @@ type exploreCase struct {
 	g     gen
 	m     model
 	steps []step
+	// replays are the steps of the failure this case replays (the first
+	// case of the shrinking): an answer of another class than the
+	// original's makes the replay diverge (explorer.diverged).
+	replays []step
 	// focus, when set, is the resource kind the sequence works on, with
 	// the kinds it needs: a sequence goes deep into one resource rather
 	// than wide over all of them.
@@ -84,6 +88,9 @@ func (c *exploreCase) act(op *exploreOp) {
 		c.t.Skip(why) // before any draw: rapid picks another action
 	}
 	if !c.x.spend() {
+		if c.replays != nil {
+			c.x.diverged = true // a replay with no requests left tests nothing
+		}
 		return
 	}
 	c.steps = append(c.steps, step{op: op.ID})
@@ -164,6 +171,13 @@ func (c *exploreCase) record(x *exchange.Exchange) {
 	s := &c.steps[len(c.steps)-1]
 	s.xs = append(s.xs, x)
 	c.x.requests++
+	if i, j := len(c.steps)-1, len(s.xs)-1; c.replays != nil && i < len(c.replays) {
+		// Another operation at this step, or another class of answer:
+		// the replay left the original's path.
+		if s.op != c.replays[i].op || j < len(c.replays[i].xs) && divergent(c.replays[i].xs[j].Status, x.Status) {
+			c.x.diverged = true
+		}
+	}
 	if !c.x.shrinking {
 		c.x.tally(s.op, x.Status)
 	}
@@ -387,4 +401,14 @@ func (c *exploreCase) stream(op *exploreOp, r client.Request, p plan) {
 	c.x.host.Client().FinishRead(x, resp)
 	c.record(x)
 	c.judge(op, x, p, nil, false)
+}
+
+// divergent reports whether a replayed answer's status is of another class
+// than the original's. A 429 or no answer says nothing of the server's
+// state (the rate limit, the network): never a divergence.
+func divergent(original, replayed int) bool {
+	if original == 0 || replayed == 0 || original == 429 || replayed == 429 {
+		return false
+	}
+	return original/100 != replayed/100
 }

@@ -144,8 +144,9 @@ type failure struct {
 	finding
 	steps []step
 	// shrunk: the sequence is the minimal one rapid found; reproduced:
-	// replaying it broke the property again.
-	shrunk, reproduced bool
+	// replaying it broke the property again; diverged: the replay met
+	// other answers than the original before it could (explorer.diverged).
+	shrunk, reproduced, diverged bool
 }
 
 // outcome is what the phase found for one property.
@@ -162,6 +163,11 @@ type outcome struct {
 // explorer runs the phase once.
 type explorer struct {
 	host Host
+	// diverged: the replay of a failure met an answer of another class
+	// than the original at the same step (a unique name the first run
+	// took, a state that moved): it could not test the break again, so
+	// the break is not called unconfirmed.
+	diverged bool
 	// judge is the one judge, the client's (properties.go).
 	judge *judge.Judge
 	cfg   Config

@@ -106,7 +106,9 @@ type Outcome struct {
 	// state the server moved on its own, a limit it applied once. It is
 	// reported, never a failure. A break of the contract an answer shows
 	// (the envelope, the schema, a served invalid request) is never
-	// unconfirmed: the answer itself shows it.
+	// unconfirmed: the answer itself shows it; nor is one whose replay
+	// met other answers than the original before reaching it (a unique
+	// name the first run took): that replay could not test it.
 	Unconfirmed *Failure
 }
 
@@ -128,7 +130,7 @@ func (r *Result) Outcome(id string) Outcome {
 	}
 	if f := o.failure; f != nil {
 		fail := &Failure{Decision: f.decision(), Text: r.x.failureText(o), Findings: f.fs, X: f.x}
-		if f.reproduced || f.shown() {
+		if f.reproduced || f.diverged || f.shown() {
 			out.Failure = fail
 		} else {
 			out.Unconfirmed = fail

@@ -78,6 +78,7 @@ func (x *explorer) run() {
 // does not fail again on a second replay (a server whose answers changed
 // in between): the round then ends with the failures recorded so far.
 func (x *explorer) check(tb *rapidTB) {
+	x.diverged = false
 	defer func() {
 		if r := recover(); r != nil {
 			tb.failed = true
@@ -105,9 +106,13 @@ func (x *explorer) sequence(t *rapid.T) {
 		// the shrinking's time.
 		x.shrinking = true
 		x.shrinkUntil = time.Now().Add(x.shrinkTime)
+		c.replays = x.recent[len(x.recent)-1].steps
 	}
 	x.cases++
 	t.Repeat(c.actions())
+	if c.replays != nil && len(c.steps) < len(c.replays) {
+		x.diverged = true // the replay ended before the original's last step
+	}
 }
 
 // settle picks the failure rapid ended on: the last fatal failure whose
@@ -122,6 +127,7 @@ func (x *explorer) settle(tb *rapidTB) *failure {
 		if strings.Contains(msg, f.prop+": "+f.what) {
 			f.shrunk = !strings.Contains(msg, "flaky")
 			f.reproduced = f.shrunk
+			f.diverged = x.diverged
 			return &f
 		}
 	}
