@@ -22,12 +22,15 @@ run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OP
 # that keeps both cores busy, and the work that mostly waits (Chromium, npm,
 # the suite's own pauses against a mock). Each lane keeps its order and
 # stops at its first failure; the binaries are built once, before both.
+# The [time] after a target's help is what it took in make test on a clean
+# clone on 2 cores (.ci/run, both lanes running): about 20 minutes in all,
+# the Go lane the longer.
 TEST_GO_LANE := vet go-test model-proof mutation
 TEST_WAIT_LANE := lint-spec types check-clauses soak-short selftest explore-short fuzz-short browser-test npm-test
 test: build $(NODE_STAMP) ## everything CI runs, in two lanes at once (TEST_GO_LANE, TEST_WAIT_LANE; each target's time below)
 	bash scripts/test-lanes.sh "go=$(TEST_GO_LANE)" "wait=$(TEST_WAIT_LANE)"
 
-vet: ## gofmt, go vet and check-lines
+vet: ## gofmt, go vet and check-lines [2 s warm]
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	@$(MAKE) --no-print-directory check-lines
@@ -52,7 +55,7 @@ tools: $(NODE_STAMP) ## install the pinned Node tools (Spectral, Redocly, openap
 # against its schema. Any problem it prints, error or warning, fails the
 # target; its Node.js deprecation box is left out of the output.
 REDOCLY := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(NODE_BIN)/redocly
-lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas) and Redocly (recommended-strict, every example validated)
+lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas) and Redocly (recommended-strict, every example validated) [3 s]
 	$(NODE_BIN)/spectral lint spec/openapi.yaml --ruleset spec/.spectral.yaml --fail-severity error
 	@out=$$($(REDOCLY) lint spec/openapi.yaml --config spec/redocly.yaml --lint-config error --format stylish 2>&1); rc=$$?; \
 	grep -v '[╔║╚]' <<<"$$out"; \
@@ -68,7 +71,7 @@ TSC_FLAGS := --noEmit --strict --target es2022
 api-types: $(NODE_STAMP) ## regenerate npm/mock/types/api.d.ts (the shipped types) from spec/openapi.yaml
 	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o $(API_TYPES)
 
-types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract, and clients compiled through them (openapi-fetch, satisfies)
+types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract, and clients compiled through them (openapi-fetch, satisfies) [4 s]
 	@grep -qF 'openapi-typescript $(TYPES_ARGS) -o' README.md || { echo "types: README.md does not give the command make types runs (openapi-typescript $(TYPES_ARGS) -o ...)"; exit 1; }
 	@grep -qF 'typescript@5.9' README.md || { echo "types: README.md's generation command must name the TypeScript it needs (typescript@5.9: TypeScript 7 breaks openapi-typescript 7.13)"; exit 1; }
 	mkdir -p build
@@ -83,14 +86,14 @@ types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract
 # skip themselves under -race and run in the second pass, without it: the
 # race detector triples a child run's time and adds nothing to its verdict
 # (conformance/main_test.go, childRuns).
-go-test: ## unit and integration tests with the race detector, then the suite's child-process runs without it
+go-test: ## unit and integration tests with the race detector, then the suite's child-process runs without it [6 min]
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
 	go test -count=1 $(GO_TEST_FLAGS) ./conformance/
 
 # The reference model's proofs: each mutant only it kills is killed, each
 # variant where it has latitude is passed. Without -race: 44 driven runs of
 # a one-caller model (the mock's concurrency is go-test's).
-model-proof: ## the reference model against every mutant only it kills, every valid variant and lost answers (~30 s)
+model-proof: ## the reference model against every mutant only it kills, every valid variant and lost answers [65 s]
 	go test -count=1 -run 'TestModel(Kills|Passes|Reaches|Names)|TestLostAnswers' ./conformance/refmodel/
 
 # Fuzz targets as package:Target:BUDGET, BUDGET what fuzz-short gives each:
@@ -121,17 +124,17 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s; a count such as 1
 fuzz-build: ## build the fuzz targets' instrumented test binaries only (into the build cache; .ci/run does it while installing)
 	FUZZ_BUILD_ONLY=1 bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
-fuzz-short: ## every fuzz target for its budget of executions, under a minute of fuzzing in all (part of make test)
+fuzz-short: ## every fuzz target for its budget of executions, under a minute of fuzzing in all (part of make test) [5 min with a cold fuzz build, about 1 min warm]
 	bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 DURATION ?= 2m
 soak: ## drive streams, leavers, uploads, evaluations and resets for DURATION on 127.0.0.1, then check goroutines, RSS, no 5xx
 	SOAK_DURATION=$(DURATION) go test -count=1 -timeout 0 -run '^TestSoak$$' -v ./mockserver/
 
-soak-short: ## a 10 s soak (part of make test)
+soak-short: ## a 10 s soak (part of make test) [13 s]
 	$(MAKE) --no-print-directory soak DURATION=10s
 
-selftest: ## run the conformance suite against a freshly started mock (it must pass)
+selftest: ## run the conformance suite against a freshly started mock (it must pass) [37 s]
 	bash scripts/selftest.sh
 
 SEEDS ?= 50
@@ -140,13 +143,13 @@ explore-seeds: ## the explore phase against a fresh mock with seeds 1..SEEDS (de
 
 # Seeds 2..4: seed 1 is the mutation runner's, explored by its baseline and
 # every valid variant.
-explore-short: ## the explore phase with seeds 2 to 4 (part of make test)
+explore-short: ## the explore phase with seeds 2 to 4 (part of make test) [90 s]
 	bash scripts/explore-seeds.sh 2 4
 
 clauses: ## regenerate conformance/CLAUSES.md from the code
 	go run ./cmd/conformance --clauses > conformance/CLAUSES.md
 
-check-clauses: ## fail when conformance/CLAUSES.md is stale
+check-clauses: ## fail when conformance/CLAUSES.md is stale [5 s]
 	@diff -u conformance/CLAUSES.md <(go run ./cmd/conformance --clauses) || { echo "conformance/CLAUSES.md is stale: run make clauses"; exit 1; }
 
 conformance: ## run the suite: make conformance BASE_URL=... API_KEY=... [API_KEY_2=...]
@@ -169,7 +172,7 @@ profile: build ## CPU and alloc profiles of the mock under a bounded load, into 
 	go tool pprof -top -nodecount=30 bin/mockserver build/cpu-get-model.pprof | tee build/cpu-get-model.txt
 	go tool pprof -top -nodecount=30 -sample_index=alloc_space -diff_base build/allocs-get-model-base.pprof bin/mockserver build/allocs-get-model.pprof | tee build/allocs-get-model.txt
 
-mutation: build ## run the suite against every mutant and valid variant; fails if a mutant survives
+mutation: build ## run the suite against every mutant and valid variant; fails if a mutant survives [9.5 min]
 	bin/mutation --bin bin
 
 # Swagger UI for GET /docs: copied from the pinned npm package and committed,
@@ -180,7 +183,7 @@ docs-assets: $(NODE_STAMP) ## copy Swagger UI (swagger-ui-dist, pinned in tools/
 	for f in $(DOCS_ASSETS); do cp tools/node_modules/swagger-ui-dist/$$f mockserver/docs/$$f; done
 	node -p 'require("./tools/node_modules/swagger-ui-dist/package.json").version' > mockserver/docs/swagger-ui-dist.version
 
-browser-test: build $(NODE_STAMP) ## drive the console, docs and a cross-origin app in headless Chromium (browser/)
+browser-test: build $(NODE_STAMP) ## drive the console, docs and a cross-origin app in headless Chromium (browser/) [105 s]
 	bash browser/run.sh
 
 # The npm packages (npm/): the main one and one per platform, the binary
@@ -190,7 +193,7 @@ npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one pe
 
 # This machine's package only, its binary linked from make build's compiled
 # packages, installed into an empty folder with no Go on the PATH.
-npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is, run the mock through npx, the README's Playwright recipe, the /admin types against real answers
+npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is, run the mock through npx, the README's Playwright recipe, the /admin types against real answers [30 s]
 	node --test --test-reporter=spec npm/package.test.cjs
 
 build: ## build the binaries into bin/ (contractkit, mockserver, conformance, mutation, loadtest)
