@@ -263,21 +263,11 @@ type storage struct {
 }
 
 func storageOf(name string, s *openapi3.Schema) storage {
-	m, _ := s.Extensions["x-stored"].(map[string]any)
-	switch {
-	case m == nil:
-		return storage{field: name}
-	case m["none"] != nil:
+	field, decision, kept := spec.Stored(name, s.Extensions)
+	if !kept {
 		return storage{}
 	}
-	st := storage{field: name}
-	if as, ok := m["as"].(string); ok {
-		st.field = as
-	}
-	if d, ok := m["decided"].(string); ok {
-		st.decision = d
-	}
-	return st
+	return storage{field: field, decision: decision}
 }
 
 // transitions is a status machine from an x-transitions mark.

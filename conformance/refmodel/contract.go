@@ -1,6 +1,7 @@
 package refmodel
 
 import (
+	"contractkit/spec"
 	"regexp"
 	"sort"
 	"strconv"
@@ -330,19 +331,13 @@ func pagingOf(p *openapi3.Parameter) string {
 // storageOf reads a request field's x-stored mark: kept under its own name
 // by default, under another (as), not as sent (none), or by a decision.
 func storageOf(name string, ext map[string]any) storage {
-	m, _ := ext["x-stored"].(map[string]any)
-	switch {
-	case m == nil:
-		return storage{field: name}
-	case m["none"] != nil:
+	field, decision, kept := spec.Stored(name, ext)
+	if !kept {
 		return storage{}
 	}
-	st := storage{field: name}
-	if as, ok := m["as"].(string); ok {
-		st.field = as
-	}
-	if d, ok := m["decided"].(string); ok {
-		st.basis = basis{decision: d}
+	st := storage{field: field}
+	if decision != "" {
+		st.basis = basis{decision: decision}
 	}
 	return st
 }
