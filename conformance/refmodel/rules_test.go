@@ -298,3 +298,22 @@ func TestAJSONAnswerReachesItsConversation(t *testing.T) {
 		t.Fatalf("statuses without a key: %v", got)
 	}
 }
+
+// A text of the shape a server took is no limit: the same characters, no
+// longer, digits standing for any digit (a client stamps unique numbers on
+// names; "leave 80" taken, "leave 42" is of its shape, "leave #1" and a
+// longer text are not).
+func TestAnAcceptedTextsShapeCountsDigitsAsOne(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	ask := func(query string) refmodel.Call {
+		return refmodel.Call{Op: "runInference", Key: refmodel.KeyA, Accept: "application/json",
+			Body: map[string]any{"query": query, "model_id": json.Number("2")}}
+	}
+	result := ok(t, `{"status":"success","data":{"response":"25 days.","thread_id":"t","tokens_used":2,"latency_ms":1}}`)
+	refused := answer(t, 422, `{"status":"error","message":"no"}`)
+	clean(t, m, ask("leave 80"), result)
+	wantFinding(t, m, ask("leave 42"), refused, "status", "refused-valid", judge.Declared)
+	wantFinding(t, m, ask("leave #1"), refused, "status", "refused-valid", judge.Noted)
+	wantFinding(t, m, ask("leave 4242"), refused, "status", "refused-valid", judge.Noted)
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"contractkit/conformance/inputs"
 	"contractkit/conformance/refmodel"
@@ -302,11 +303,19 @@ func isText(v any) bool {
 
 // restamp is t, a unique text the server accepted, with a new unique
 // number in place of its own (or after it, when it ends in none), its
-// blanks kept.
+// blanks kept, and no longer than t where the number leaves room: the
+// words before the number give way to it (a text longer than any the
+// server took is not of the accepted shape, and its refusal would be the
+// text's).
 func (g *gen) restamp(t string) string {
 	core := strings.TrimRight(t, " ")
 	trail := t[len(core):]
-	digits := strings.TrimRight(core, "0123456789")
+	words := []rune(strings.TrimRight(core, "0123456789"))
 	g.n++
-	return digits + strconv.Itoa(g.n) + trail
+	num := strconv.Itoa(g.n)
+	lead := len(words) - len([]rune(strings.TrimLeft(string(words), " ")))
+	if over := len(words) + len(num) + len(trail) - utf8.RuneCountInString(t); over > 0 && len(words)-over > lead {
+		words = words[:len(words)-over]
+	}
+	return string(words) + num + trail
 }
