@@ -12,13 +12,17 @@ import (
 // conversations and evaluations, a dataset under a trained model), softly
 // and for good where the delete can be both.
 
-// effects runs them with the first key.
+// effects runs them with the first key. Each is prepared first — what it
+// needs made, the models among them training — and the trainings are
+// awaited together, then each write is sent and read: the runs of a real
+// server's clock overlap rather than follow one another.
 func (d *driver) effects() {
 	d.g.key = refmodel.KeyA
+	var plans []effect
 	for _, op := range d.cat.Ops {
 		for _, e := range op.Effects {
 			if k := d.cat.Kind(e.Into); k != nil && op.Role != inputs.RoleCreate {
-				d.into(op, k)
+				plans = append(plans, d.into(op, k))
 				break
 			}
 		}
@@ -27,32 +31,62 @@ func (d *driver) effects() {
 		if k.Delete == nil || k.Create == nil || len(d.referrers(k)) == 0 {
 			continue
 		}
-		d.deleteUnder(k, false)
+		plans = append(plans, d.deleteUnder(k, false))
 		if soft := softParam(k.Delete); soft != "" {
-			d.deleteUnder(k, true)
+			plans = append(plans, d.deleteUnder(k, true))
+		}
+	}
+	training := map[*inputs.Kind][]string{}
+	for _, p := range plans {
+		if len(p.training) > 0 {
+			training[p.trained] = append(training[p.trained], p.training...)
+		}
+	}
+	for _, k := range d.cat.Kinds {
+		if ids := training[k]; len(ids) > 0 {
+			d.advance(d.cfg.Train, k.Param, ids, terminal(k.Machine)...)
+		}
+	}
+	for _, p := range plans {
+		if p.then != nil {
+			p.then()
 		}
 	}
 }
 
-// into writes op into a fresh resource of k (with a resource of each kind
-// that refers to it) twice, reading k after each.
-func (d *driver) into(op *inputs.Op, k *inputs.Kind) {
+// effect is one write prepared: the resources of kind trained (the one
+// whose machine's clock runs from its create) it made and waits for, and
+// what it does once they are trained (nil: nothing, it could not be
+// prepared).
+type effect struct {
+	trained  *inputs.Kind
+	training []string
+	then     func()
+}
+
+// into prepares op written into a fresh resource of k (with a resource of
+// each kind that refers to it) twice, reading k after each.
+func (d *driver) into(op *inputs.Op, k *inputs.Kind) effect {
+	var e effect
 	id := d.make(k, nil, d.fed)
 	if id == "" {
-		return
+		return e
 	}
 	r, _ := d.resource(k, id)
 	for _, o := range d.referrers(k) {
 		if o.Create != nil && o.Machine != nil && clockFromStart(o.Machine) {
 			if kid := d.make(o, nil, &r); kid != "" {
-				d.advance(d.cfg.Train, o.Param, []string{kid}, terminal(o.Machine)...)
+				e.trained, e.training = o, append(e.training, kid)
 			}
 		}
 	}
-	for range 2 {
-		d.apply(op, k, id)
-		d.readAll(k, id)
+	e.then = func() {
+		for range 2 {
+			d.apply(op, k, id)
+			d.readAll(k, id)
+		}
 	}
+	return e
 }
 
 // readAll reads a resource of k every way there is: by id, in its list
@@ -101,70 +135,78 @@ func refersTo(r refmodel.Resource, field, id string) bool {
 	return r.Parent == id && r.Parent != "" || idText(r.Fields[field]) == id
 }
 
-// deleteUnder makes a resource of k (trained, where its machine's clock
-// runs), one of each kind that refers to it, deletes it (for good when
-// permanent and the delete can be soft), then reads and acts on what
-// referred to it.
-func (d *driver) deleteUnder(k *inputs.Kind, permanent bool) {
-	var id string
-	if k.Machine != nil && clockFromStart(k.Machine) {
-		if m := d.dataModelOf(k); m != "" {
-			id = m
-		}
-	} else {
-		id = d.make(k, nil, nil)
-	}
+// deleteUnder prepares a resource of k (trained, where its machine's
+// clock runs) with one of each kind that refers to it, deleted (for good
+// when permanent and the delete can be soft), then what referred to it
+// read and acted on. A resource that must be trained before others can
+// refer to it (a model under an evaluation) gets them once trained.
+func (d *driver) deleteUnder(k *inputs.Kind, permanent bool) effect {
+	var e effect
+	trained := k.Machine != nil && clockFromStart(k.Machine)
+	id := d.make(k, nil, nil)
 	if id == "" {
-		return
+		return e
 	}
-	r, _ := d.resource(k, id)
-	var kids []struct {
+	if trained {
+		e.trained, e.training = k, []string{id}
+	}
+	type kid struct {
 		kind *inputs.Kind
 		id   string
 	}
-	for _, o := range d.referrers(k) {
-		if o.Create == nil {
-			continue
-		}
-		kid := d.make(o, nil, &r)
-		if kid != "" {
-			kids = append(kids, struct {
-				kind *inputs.Kind
-				id   string
-			}{o, kid})
+	var kids []kid
+	makeKids := func() {
+		r, _ := d.resource(k, id)
+		for _, o := range d.referrers(k) {
+			if o.Create == nil {
+				continue
+			}
+			x := d.make(o, nil, &r)
+			if x == "" {
+				continue
+			}
+			kids = append(kids, kid{o, x})
 			if o.Machine != nil && clockFromStart(o.Machine) {
-				d.advance(d.cfg.Train, o.Param, []string{kid}, terminal(o.Machine)...)
+				if trained { // made after the wait: awaited on its own
+					d.advance(d.cfg.Train, o.Param, []string{x}, terminal(o.Machine)...)
+				} else {
+					e.trained, e.training = o, append(e.training, x)
+				}
 			}
 		}
 	}
-	del, _ := d.g.minimal(k.Delete)
-	del.Path = map[string]string{k.Param: id}
-	if soft := softParam(k.Delete); soft != "" {
-		del.Query = query(soft, "false")
-		if permanent {
-			del.Query = query(soft, "true")
-		}
+	// The referrers of a resource ready at once (the models of a dataset)
+	// are made now and train meanwhile; those of a trained one (the
+	// evaluations of a model), once it is.
+	if !trained {
+		makeKids()
 	}
-	d.do(del)
-	for _, kid := range kids {
-		d.readAll(kid.kind, kid.id)
-		for _, op := range kid.kind.Actions {
-			if c, ok := d.aimed(op, kid.kind, kid.id); ok {
-				d.do(c)
+	e.then = func() {
+		if trained {
+			makeKids()
+		}
+		del, _ := d.g.minimal(k.Delete)
+		del.Path = map[string]string{k.Param: id}
+		if soft := softParam(k.Delete); soft != "" {
+			del.Query = query(soft, "false")
+			if permanent {
+				del.Query = query(soft, "true")
 			}
 		}
+		d.do(del)
+		for _, x := range kids {
+			d.readAll(x.kind, x.id)
+			for _, op := range x.kind.Actions {
+				if c, ok := d.aimed(op, x.kind, x.id); ok {
+					d.do(c)
+				}
+			}
+		}
+		if k.Machine != nil {
+			d.advance(d.cfg.Eval, "", nil)
+		}
 	}
-	if k.Machine != nil {
-		d.advance(d.cfg.Eval, "", nil)
-	}
-}
-
-// dataModelOf makes a resource of k of the clock-from-start kind on a
-// fresh resource with items and waits for its clock to end.
-func (d *driver) dataModelOf(k *inputs.Kind) string {
-	id := d.make(k, nil, nil)
-	d.advance(d.cfg.Train, k.Param, []string{id}, terminal(k.Machine)...)
-	return id
+	return e
 }
 
 // softParam is the query parameter that makes a soft delete permanent

@@ -92,32 +92,45 @@ func spell(id string, in inputs.Intent) string {
 
 // untaken picks a base resource whose misspelt id names no resource the
 // model knows (of kind, in either account): a truncated id that is another
-// real one is no near miss. Without one, any base.
+// real one is no near miss. Where every spelling names one (small ids:
+// each one-digit id was made), one naming only a deleted resource: it
+// must be answered as missing all the same, and a server that matches ids
+// loosely answers it with another. Where every spelling names a live
+// resource, none: the dimension waits for a later pass (drive), when the
+// run has made and deleted more.
 func (g *gen) untaken(kind string, base func() (refmodel.Resource, bool), spelt func(string) string) (refmodel.Resource, bool) {
-	taken := map[string]bool{}
+	known, live := map[string]bool{}, map[string]bool{}
 	for _, k := range []refmodel.Key{refmodel.KeyA, refmodel.KeyB} {
 		for _, r := range g.m.Resources(k) {
 			if r.Kind == kind {
-				taken[r.ID] = true
+				known[r.ID] = true
+				live[r.ID] = live[r.ID] || !r.Gone
 			}
 		}
 	}
 	// The run's newest resources first: the ids a client has just been
 	// given, the longest ones.
 	first, ok := base()
-	var pool []refmodel.Resource
-	for _, r := range slices.Backward(g.m.Resources(g.key)) {
-		if r.Kind == kind && !r.Gone && !taken[spelt(r.ID)] && !g.protected[r.Kind+"/"+r.ID] {
-			pool = append(pool, r)
+	pool := func(taken map[string]bool) []refmodel.Resource {
+		var out []refmodel.Resource
+		for _, r := range slices.Backward(g.m.Resources(g.key)) {
+			if r.Kind == kind && !r.Gone && !taken[spelt(r.ID)] && !g.protected[r.Kind+"/"+r.ID] {
+				out = append(out, r)
+			}
 		}
+		return out
+	}
+	p := pool(known)
+	if len(p) == 0 {
+		p = pool(live)
 	}
 	switch {
-	case len(pool) > 0 && ok && slices.ContainsFunc(pool, func(r refmodel.Resource) bool { return r.ID == first.ID }) && g.chance(2):
+	case len(p) > 0 && ok && slices.ContainsFunc(p, func(r refmodel.Resource) bool { return r.ID == first.ID }) && g.chance(2):
 		return first, true
-	case len(pool) > 0:
-		return pool[g.turn("untaken:"+kind)%min(len(pool), 3)], true
+	case len(p) > 0:
+		return p[g.turn("untaken:"+kind)%min(len(p), 3)], true
 	}
-	return first, ok
+	return first, ok && !live[spelt(first.ID)]
 }
 
 // otherKindID is the id of a live resource of another kind that no

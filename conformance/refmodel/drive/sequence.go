@@ -13,8 +13,9 @@ import (
 
 // drive runs the whole sequence: the baseline (every list walked: what
 // the accounts hold is adopted), every operation once as it should
-// succeed, the tour of states, the effects, every input dimension of every
-// operation, the second key, bursts, random steps, and the lists again.
+// succeed, every input dimension of every operation, the second key,
+// bursts, the tour of states, the effects, random steps, and the lists
+// again.
 func (d *driver) drive() {
 	g := d.g
 	for _, k := range d.keys() {
@@ -39,11 +40,20 @@ func (d *driver) drive() {
 			}
 		}
 	}
-	d.tour()
-	d.effects()
+	// The input pass, the second key and the bursts come before the tour
+	// and the effects: those wait for states (a model's training, an
+	// evaluation's run), and a run whose time is up must have sent every
+	// dimension that needs no wait first. The two models those passes
+	// work from train at once.
+	d.dataModels()
 	d.dimensions()
 	d.secondKey()
 	d.bursts()
+	d.tour()
+	d.effects()
+	// What the input pass could not send yet (a near-miss id that named a
+	// live resource while every id was short) is sent now.
+	d.dimensions()
 	d.random(d.cfg.Steps)
 	for _, k := range d.keys() {
 		d.walkAll(k)

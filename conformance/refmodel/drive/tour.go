@@ -18,11 +18,9 @@ import (
 // an upload). An operation that changes the resource gets one of its own
 // in each state; the others share one.
 
-// tour runs the whole tour with the first key.
+// tour runs the whole tour with the first key (after dataModels).
 func (d *driver) tour() {
 	d.g.key = refmodel.KeyA
-	d.fed = d.dataModel(true)
-	d.starved = d.dataModel(false)
 	for _, k := range d.cat.Kinds {
 		if k.Create == nil {
 			continue
@@ -61,26 +59,23 @@ func (d *driver) tourMachine(k *inputs.Kind) {
 	if clockFromStart(m) {
 		train := d.cfg.Train
 		later := clockTargets(m)
-		for _, stage := range []struct {
+		// The last stage's resources are made first: their clock runs
+		// while the earlier stages are toured (a fake clock moved for
+		// those moves them too, toward the state they are awaited in).
+		last := d.makeN(k, n, nil, nil)
+		for i, stage := range []struct {
 			by   time.Duration
 			want []string
 		}{{0, nil}, {train / 5, later}, {train * 3 / 5, later}, {train, terminal(m)}} {
-			ids := d.makeN(k, n, nil, nil)
+			ids := last
+			if i < 3 {
+				ids = d.makeN(k, n, nil, nil)
+			}
 			d.advance(stage.by, k.Param, ids, stage.want...)
 			d.touring(k, changing, shared, ids, nil)
 		}
 	} else {
-		for _, s := range m.States {
-			parent := d.fed
-			if s == starvedEnds {
-				parent = d.starved
-			}
-			ids := d.makeN(k, n, nil, parent)
-			if !slices.Contains(m.Initial, s) && !d.actTo(k, ids, s) {
-				continue
-			}
-			d.touring(k, changing, shared, ids, nil)
-		}
+		d.tourActed(k, changing, shared, n)
 	}
 	// A state the run cannot provoke, met in what the accounts held (the
 	// fixtures' failed model): toured by what does not change it.
@@ -91,6 +86,59 @@ func (d *driver) tourMachine(k *inputs.Kind) {
 		if r, ok := d.g.pick(k.Param, refmodel.KeyA, func(r refmodel.Resource) bool { return !r.Gone && within(r, m.Field, []string{s}) }); ok {
 			d.touring(k, nil, shared, []string{r.ID}, nil)
 		}
+	}
+}
+
+// tourActed tours k, whose clock moves after an action (an evaluation's
+// run), in each state of its machine. The states the clock must reach
+// (completed, failed) are started first and awaited together once the
+// others (pending, running) are toured: their runs overlap that tour and
+// each other, rather than one wait after another.
+func (d *driver) tourActed(k *inputs.Kind, changing, shared []*inputs.Op, n int) {
+	m := k.Machine
+	parent := func(s string) *refmodel.Resource {
+		if s == starvedEnds {
+			return d.starved
+		}
+		return d.fed
+	}
+	type group struct {
+		state string
+		ids   []string
+	}
+	var waiting []group
+	var all, want []string
+	for _, s := range m.States {
+		if slices.Contains(m.Initial, s) {
+			continue
+		}
+		if to, ok := d.route(k, s); ok && to != s {
+			ids := d.makeN(k, n, nil, parent(s))
+			d.startTo(k, ids, s)
+			waiting = append(waiting, group{s, ids})
+			all = append(all, ids...)
+			for _, w := range m.Clock[to] {
+				if !slices.Contains(want, w) {
+					want = append(want, w)
+				}
+			}
+		}
+	}
+	for _, s := range m.States {
+		if to, ok := d.route(k, s); ok && to != s {
+			continue
+		}
+		ids := d.makeN(k, n, nil, parent(s))
+		if !slices.Contains(m.Initial, s) && !d.actTo(k, ids, s) {
+			continue
+		}
+		d.touring(k, changing, shared, ids, nil)
+	}
+	if len(all) > 0 {
+		d.advance(d.cfg.Eval, k.Param, all, want...)
+	}
+	for _, w := range waiting {
+		d.touring(k, changing, shared, w.ids, nil)
 	}
 }
 
@@ -273,26 +321,47 @@ func (d *driver) healthy(k *inputs.Kind) (refmodel.Resource, bool) {
 // x-effect moves it there, then by the clock for a state the clock reaches
 // from there (a run that ends).
 func (d *driver) actTo(k *inputs.Kind, ids []string, s string) bool {
-	m := k.Machine
+	to, ok := d.startTo(k, ids, s)
+	if ok && to != s {
+		d.advance(d.cfg.Eval, k.Param, ids, k.Machine.Clock[to]...)
+	}
+	return ok
+}
+
+// route is the state the action that leads a resource of k to s puts it
+// in: s itself, or one the clock moves on to s.
+func (d *driver) route(k *inputs.Kind, s string) (to string, ok bool) {
+	op, to := d.actionTo(k, s)
+	return to, op != nil
+}
+
+// actionTo is the action that leads a resource of k to s, and the state
+// it puts it in (nil: none does).
+func (d *driver) actionTo(k *inputs.Kind, s string) (*inputs.Op, string) {
 	for _, op := range k.Actions {
 		for _, e := range op.Effects {
 			if e.Rule != "state" || e.Target != k.Param || len(e.To) != 1 {
 				continue
 			}
-			to := e.To[0]
-			if to != s && !slices.Contains(m.Clock[to], s) {
-				continue
+			if to := e.To[0]; to == s || slices.Contains(k.Machine.Clock[to], s) {
+				return op, to
 			}
-			for _, id := range ids {
-				d.apply(op, k, id)
-			}
-			if to != s {
-				d.advance(d.cfg.Eval, k.Param, ids, m.Clock[to]...)
-			}
-			return true
 		}
 	}
-	return false
+	return nil, ""
+}
+
+// startTo applies the action that leads ids to s, without awaiting the
+// clock; it returns the state the action put them in.
+func (d *driver) startTo(k *inputs.Kind, ids []string, s string) (to string, ok bool) {
+	op, to := d.actionTo(k, s)
+	if op == nil {
+		return "", false
+	}
+	for _, id := range ids {
+		d.apply(op, k, id)
+	}
+	return to, true
 }
 
 // clockFromStart reports whether the machine's clock moves from its
@@ -324,13 +393,37 @@ func terminal(m *inputs.Machine) []string {
 	return slices.DeleteFunc(slices.Clone(m.States), func(s string) bool { return len(m.Clock[s]) > 0 })
 }
 
-// dataModel makes a model (the resource kind whose machine's clock runs
-// from its create) of a dataset with files or without (a resource of the
-// kind its create names, made without items), and waits for its training
-// to end: the evaluations of the first complete, those of the second fail
-// (D-12: nothing to answer from). The files include text an answer will
-// quote (quotes, backslashes, tabs, line breaks).
-func (d *driver) dataModel(items bool) *refmodel.Resource {
+// dataModels makes the two models later passes work from, training at
+// once: fed (of a dataset with files) and starved (of one without).
+func (d *driver) dataModels() {
+	d.g.key = refmodel.KeyA
+	fed, starved := d.startDataModel(true), d.startDataModel(false)
+	var ids []string
+	var k *inputs.Kind
+	for _, p := range []*pendingModel{fed, starved} {
+		if p != nil {
+			ids, k = append(ids, p.id), p.kind
+		}
+	}
+	if k != nil {
+		d.advance(d.cfg.Train, k.Param, ids, terminal(k.Machine)...)
+	}
+	d.fed, d.starved = d.finishDataModel(fed), d.finishDataModel(starved)
+}
+
+// pendingModel is a model dataModels started, and its dataset.
+type pendingModel struct {
+	kind, src *inputs.Kind
+	id, ds    string
+}
+
+// startDataModel makes a model (the resource kind whose machine's clock
+// runs from its create) of a dataset with files or without (a resource of
+// the kind its create names, made without items); its training is awaited
+// by the caller: the evaluations of the first complete, those of the
+// second fail (D-12: nothing to answer from). The files include text an
+// answer will quote (quotes, backslashes, tabs, line breaks).
+func (d *driver) startDataModel(items bool) *pendingModel {
 	for _, k := range d.cat.Kinds {
 		if k.Machine == nil || !clockFromStart(k.Machine) || k.Create == nil {
 			continue
@@ -348,18 +441,28 @@ func (d *driver) dataModel(items bool) *refmodel.Resource {
 				d.quoting(src, ds)
 			}
 			r, _ := d.resource(src, ds)
-			id := d.make(k, nil, &r)
-			d.advance(d.cfg.Train, k.Param, []string{id}, terminal(k.Machine)...)
-			if m, ok := d.resource(k, id); ok {
-				// Later passes read from it (evaluations, answers quoting its
-				// files): none may delete or change it, or its dataset.
-				d.g.kept[src.Param+"/"+ds], d.g.kept[k.Param+"/"+id] = true, true
-				return &m
+			if id := d.make(k, nil, &r); id != "" {
+				return &pendingModel{kind: k, src: src, id: id, ds: ds}
 			}
 			return nil
 		}
 	}
 	return nil
+}
+
+// finishDataModel is the model p started, once trained, kept: later
+// passes read from it (evaluations, answers quoting its files), so none
+// may delete or change it, or its dataset.
+func (d *driver) finishDataModel(p *pendingModel) *refmodel.Resource {
+	if p == nil {
+		return nil
+	}
+	m, ok := d.resource(p.kind, p.id)
+	if !ok {
+		return nil
+	}
+	d.g.kept[p.src.Param+"/"+p.ds], d.g.kept[p.kind.Param+"/"+p.id] = true, true
+	return &m
 }
 
 // touring sends each operation that does not change k to the first of the
