@@ -14,13 +14,13 @@ import (
 )
 
 // The end of a resource's life, the same in every area's Ordered flow: the
-// delete check, then the checks that the resource is gone. Each DELETE
-// operation of the contract has its delete check in deleteChecks, keyed by
-// operationId; the area whose flow makes the resource calls deletionSpecs
-// where its flow deletes, with the checks that it is gone, each naming the
-// operation that must no longer show it.
+// delete check, then the checks that the resource is gone. Each resource
+// the contract deletes (a DELETE on its item) has its delete check in
+// deleteChecks, keyed by its id parameter; the area whose flow makes the
+// resource calls deletionSpecs where its flow deletes, with the checks that
+// it is gone, each naming the operation that must no longer show it.
 
-// deleteCheck is the delete check of one DELETE operation.
+// deleteCheck is the delete check of one resource's DELETE.
 type deleteCheck struct {
 	behaviour string
 	class     Class
@@ -28,21 +28,22 @@ type deleteCheck struct {
 	status200 bool
 }
 
-// deleteChecks are keyed by the DELETE operation's operationId. A DELETE
-// of the contract with no check here is named by the operation index
-// (internal/opindex, DeletionTable); an operation that deletes nothing
-// needs none.
+// deleteChecks are keyed by the id parameter of the resource deleted: the
+// check is of the DELETE on its item (spec.RoleDelete), whatever its
+// operationId. A DELETE of the contract with no check here is named by the
+// operation index (internal/opindex, DeletionTable); an operation that
+// deletes nothing needs none.
 var deleteChecks = map[string]deleteCheck{
-	"deleteModel":        {"MUST delete the model with HTTP 200 and a success envelope", declared("4.1.4", "1.1"), true},
-	"deleteDataset":      {"MUST delete the dataset with a success envelope", declared("4.3.5", "1.1"), false},
-	"deleteConversation": {"MUST delete the conversation with HTTP 200 and a success envelope", declared("4.2.4", "1.1"), true},
-	"deleteEvaluation":   {"MUST delete an ended evaluation with HTTP 200 and a message", declared("4.5.5", "1.1", "D-02"), true},
+	"model_id":        {"MUST delete the model with HTTP 200 and a success envelope", declared("4.1.4", "1.1"), true},
+	"dataset_id":      {"MUST delete the dataset with a success envelope", declared("4.3.5", "1.1"), false},
+	"conversation_id": {"MUST delete the conversation with HTTP 200 and a success envelope", declared("4.2.4", "1.1"), true},
+	"evaluation_id":   {"MUST delete an ended evaluation with HTTP 200 and a message", declared("4.5.5", "1.1", "D-02"), true},
 }
 
 // deletion is one area's end of a resource's life.
 type deletion struct {
 	// of is the id parameter of the resource deleted ("model_id"): its
-	// DELETE (deleteChecks) is the operation at that place.
+	// DELETE is the operation at that place, its check deleteChecks[of].
 	of string
 	// res is the flow's resource, made by its BeforeAll.
 	res *created
@@ -70,7 +71,7 @@ type goneCheck struct {
 // is the area file's call.
 func (e *env) deletionSpecs(d deletion) {
 	op, isOp := spec.Strict().OperationAt(spec.RoleDelete, d.of)
-	dc, ok := deleteChecks[op.ID]
+	dc, ok := deleteChecks[d.of]
 	r := spec.Strict().ResourceNamed(d.of)
 	if !ok || !isOp || r == nil {
 		panic("conformance: deletionSpecs: no DELETE of " + d.of + " with a check in deleteChecks")

@@ -76,7 +76,7 @@ func (e *env) inferenceSpecs() {
 				e.expectStream(x, s)
 			}, needsModel)
 
-		lengths := enumOf(bodyField(opInference, "application/json", "response_length_preference"))
+		lengths := enumOf(bodyField(spec.OpRunInference, "application/json", "response_length_preference"))
 		invalid := []struct {
 			behaviour string
 			extra     map[string]any

@@ -21,7 +21,7 @@ import (
 // mark (D-15).
 func (e *env) limitSpecs() {
 	e.describe("Limits", Label("limits"), costs(spec.CostInferences, spec.CostDatasets), func() {
-		temperature := bodyField(opInference, "application/json", "temperature")
+		temperature := bodyField(spec.OpRunInference, "application/json", "temperature")
 		low, high := *temperature.Min, *temperature.Max
 		for _, t := range []float64{high + 0.5, low - 0.1} {
 			e.check(fmt.Sprintf("MUST refuse temperature %v, outside %.1f to %.1f, with the error envelope (422)", t, low, high),
@@ -46,7 +46,7 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusUnprocessableEntity}})
 			}, needsModel)
 
-		queryMax := int(*bodyField(opInference, "application/json", "query").MaxLength)
+		queryMax := int(*bodyField(spec.OpRunInference, "application/json", "query").MaxLength)
 		e.check(fmt.Sprintf("SHOULD refuse an inference query longer than %d characters (422)", queryMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				x, _ := e.infer(ctx, client.Request{JSON: query(e.readyModel(ctx), map[string]any{"query": strings.Repeat("q", queryMax+1)})})
@@ -71,7 +71,7 @@ func (e *env) limitSpecs() {
 				e.expectError(x, refusal{statuses: []int{http.StatusBadRequest}})
 			})
 
-		filesMax := int(*bodyField(opUpload, "multipart/form-data", "files").MaxItems)
+		filesMax := int(*bodyField(spec.OpUploadDatasetFiles, "multipart/form-data", "files").MaxItems)
 		e.check(fmt.Sprintf("SHOULD refuse more than %d files in one upload (413)", filesMax),
 			decidedBy("D-15", "8.4"), func(ctx SpecContext) {
 				form := &exchange.Form{Fields: []exchange.FormField{{Name: "dataset_id", Value: e.sharedDataset(ctx)}}}

@@ -7,32 +7,21 @@ import (
 	"contractkit/spec"
 )
 
-// The operations the written checks name because what they check is the
-// operation's own — the inference's temperature range and stream, the
-// upload's file count, the name check's rules — one constant each, in this
-// one place: the operation index (internal/opindex, through NamedOperations) holds them
-// to the contract, so a renamed or removed operation fails one test. Every
-// other operation a check reaches, it reaches by its place (the list of
-// models, the create of evaluations: spec.OperationAt).
-const (
-	opInference = "runInference"
-	opUpload    = "uploadDatasetFiles"
-	opCheckName = "checkEvaluationName"
-)
-
-// namedOperations are the constants above, for the index.
-var namedOperations = []string{opInference, opUpload, opCheckName}
-
 // API paths (seed §4), the contract's: a resource's collection, or the
-// path of a named operation.
+// path of an operation the written checks name because what they check is
+// that operation's own — the inference's temperature range and stream, the
+// upload's file count, the name check's rules — through its generated
+// constant (spec.Op…: a renamed or removed operation breaks the build).
+// Every other operation a check reaches, it reaches by its place (the list
+// of models, the create of evaluations: spec.OperationAt).
 var (
 	pathModels        = collection("model_id")
 	pathDatasets      = collection("dataset_id")
 	pathConversations = collection("conversation_id")
 	pathEvaluations   = collection("evaluation_id")
-	pathUpload        = pathOf(opUpload)
-	pathInference     = pathOf(opInference)
-	pathCheckName     = pathOf(opCheckName)
+	pathUpload        = pathOf(spec.OpUploadDatasetFiles)
+	pathInference     = pathOf(spec.OpRunInference)
+	pathCheckName     = pathOf(spec.OpCheckEvaluationName)
 )
 
 // collection is the collection path of the resource of id parameter param.

@@ -50,10 +50,9 @@ func SampleTable(c *spec.Contract) (name, file string, entries map[string]string
 func DeletionTable(c *spec.Contract) (name, file string, entries map[string]string) {
 	entries = map[string]string{}
 	for _, op := range c.Operations {
-		role, _ := c.Place(op)
-		_, has := deleteChecks[op.ID]
+		role, r := c.Place(op)
 		switch {
-		case has:
+		case role == spec.RoleDelete && r != nil && hasDeleteCheck(r.Param):
 			entries[op.ID] = ""
 		case role != spec.RoleDelete:
 			entries[op.ID] = "not the DELETE of a resource's item: no resource of its own to see gone"
@@ -63,11 +62,9 @@ func DeletionTable(c *spec.Contract) (name, file string, entries map[string]stri
 		"conformance/deletion.go deleteChecks, and deletionSpecs in the flow of the area that makes the resource", entries
 }
 
-// NamedOperations are the operations the written checks name by id
-// (paths.go: what they check is that operation's own), with the file that
-// names them: the operation index (internal/opindex) fails when one is no
-// operation of the contract, so a renamed or removed operation fails one
-// test, not a panic at the suite's start.
-func NamedOperations() (file string, ids []string) {
-	return "conformance/paths.go", append([]string(nil), namedOperations...)
+// hasDeleteCheck reports whether the resource of id parameter param has its
+// delete check.
+func hasDeleteCheck(param string) bool {
+	_, ok := deleteChecks[param]
+	return ok
 }

@@ -129,10 +129,9 @@ func TestEveryDeleteCheckIsRegistered(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("--list: exit %d\n%s", code, out)
 	}
-	for id, dc := range deleteChecks {
-		op, ok := spec.Strict().Operation(id)
-		if role, _ := spec.Strict().Place(op); !ok || role != spec.RoleDelete {
-			t.Errorf("deleteChecks names %s, which is not the DELETE of a resource's item", id)
+	for param, dc := range deleteChecks {
+		if _, ok := spec.Strict().OperationAt(spec.RoleDelete, param); !ok {
+			t.Errorf("deleteChecks names %s, which is no resource the contract deletes (a DELETE on its item)", param)
 		}
 		n := 0
 		for _, line := range strings.Split(out, "\n") {
@@ -141,7 +140,7 @@ func TestEveryDeleteCheckIsRegistered(t *testing.T) {
 			}
 		}
 		if n != 1 {
-			t.Errorf("the delete check of %s (%q) is registered %d times, want once: call deletionSpecs in the flow that makes the resource", id, dc.behaviour, n)
+			t.Errorf("the delete check of %s (%q) is registered %d times, want once: call deletionSpecs in the flow that makes the resource", param, dc.behaviour, n)
 		}
 	}
 }

@@ -17,16 +17,16 @@ import (
 // (readForm), and the evaluation name rules the store applies to
 // check-name too (D-19).
 type requestBounds struct {
-	// createDataset's text fields (D-15).
+	// The text fields of the create of datasets (D-15).
 	datasetName, datasetDescription store.Length
 	// files: the file parts of each multipart operation (D-15), by
 	// operationId.
 	files map[string]store.Length
-	// tags and urls of createDataset: how the string is split (D-08) and
-	// the most items it may hold (D-28).
+	// tags and urls of the create of datasets: how the string is split
+	// (D-08) and the most items it may hold (D-28).
 	tags, urls spec.Split
-	// evaluationName: createEvaluation's name (D-19), which the store
-	// applies to creates, renames and check-name alike.
+	// evaluationName: the name of the create of evaluations (D-19), which
+	// the store applies to creates, renames and check-name alike.
 	evaluationName store.Length
 	// limits: the body sizes and the JSON nesting no schema keyword can
 	// state (D-15, the contract's x-request-limits mark).
@@ -36,20 +36,24 @@ type requestBounds struct {
 // multipartForm is the media type of the two upload operations (seed §4.3).
 const multipartForm = "multipart/form-data"
 
-// readBounds reads every bound the handlers check from c.
+// readBounds reads every bound the handlers check from c, finding each
+// operation by its place: the create of datasets, the create of
+// evaluations, every operation whose body is a form (readForm reads the
+// file parts of each).
 func readBounds(c *spec.Contract) (requestBounds, error) {
 	r := boundReader{c: c}
+	datasets, evaluations := r.create("dataset_id"), r.create("evaluation_id")
 	b := requestBounds{
-		datasetName:        r.length("createDataset", multipartForm, "dataset_name"),
-		datasetDescription: r.length("createDataset", multipartForm, "description"),
+		datasetName:        r.length(datasets, multipartForm, "dataset_name"),
+		datasetDescription: r.length(datasets, multipartForm, "description"),
 		files:              map[string]store.Length{},
-		tags:               r.split("createDataset", "tags"),
-		urls:               r.split("createDataset", "urls"),
-		evaluationName:     r.length("createEvaluation", "application/json", "name"),
+		tags:               r.split(datasets, "tags"),
+		urls:               r.split(datasets, "urls"),
+		evaluationName:     r.length(evaluations, "application/json", "name"),
 		limits:             c.Limits,
 	}
-	for _, op := range []string{"createDataset", "uploadDatasetFiles"} {
-		b.files[op] = r.items(op, multipartForm, "files")
+	for _, op := range c.MultipartOperations() {
+		b.files[op.ID] = r.items(op.ID, multipartForm, "files")
 	}
 	return b, errors.Join(r.errs...)
 }
@@ -62,6 +66,16 @@ type boundReader struct {
 
 func (r *boundReader) fail(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf("contract bounds: "+format, args...))
+}
+
+// create is the operationId of the create of the resource of id parameter
+// param.
+func (r *boundReader) create(param string) string {
+	id, err := createOf(r.c, param)
+	if err != nil {
+		r.errs = append(r.errs, err)
+	}
+	return id
 }
 
 // length is a string field's minLength and maxLength; it must state a maximum.

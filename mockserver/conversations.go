@@ -2,23 +2,24 @@ package mockserver
 
 import (
 	"contractkit/mockserver/apierr"
+	"contractkit/spec"
 )
 
 // conversationRoutes serves conversations and their messages (API reference
 // v1, §4.2).
 func (s *Server) conversationRoutes() map[string]handler {
 	return map[string]handler{
-		"listConversations":  s.listConversations,
-		"createConversation": s.createConversation,
-		"renameConversation": renameConversation,
-		"deleteConversation": func(c *call) (any, error) { return c.account.DeleteConversation(c.params["conversation_id"]) },
-		"listMessages":       s.listMessages,
+		spec.OpListConversations:  s.listConversations,
+		spec.OpCreateConversation: s.createConversation,
+		spec.OpRenameConversation: renameConversation,
+		spec.OpDeleteConversation: func(c *call) (any, error) { return c.account.DeleteConversation(c.params["conversation_id"]) },
+		spec.OpListMessages:       s.listMessages,
 	}
 }
 
 func (s *Server) listConversations(c *call) (any, error) {
-	d := s.defaults.conversations
-	return c.account.Conversations(c.r.URL.Query().Get("model_id"), c.queryInt("limit", d.limit), c.queryInt("offset", d.offset))
+	p := s.paging(c)
+	return c.account.Conversations(c.r.URL.Query().Get("model_id"), p["size"], p["offset"])
 }
 
 func (s *Server) createConversation(c *call) (any, error) {
@@ -59,7 +60,7 @@ func (s *Server) listMessages(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := s.defaults.messages
-	offset := min(c.queryInt("offset", d.offset), len(all))
-	return all[offset:min(len(all), offset+c.queryInt("limit", d.limit))], nil
+	p := s.paging(c)
+	offset := min(p["offset"], len(all))
+	return all[offset:min(len(all), offset+p["size"])], nil
 }

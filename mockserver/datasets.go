@@ -23,11 +23,11 @@ import (
 // §4.3). The two multipart operations read their body as a stream (readForm).
 func (s *Server) datasetRoutes() map[string]handler {
 	return map[string]handler{
-		"listDatasets":       func(c *call) (any, error) { return c.account.Datasets(), nil },
-		"getDataset":         func(c *call) (any, error) { return c.account.Dataset(c.params["dataset_id"]) },
-		"createDataset":      s.createDataset,
-		"uploadDatasetFiles": s.uploadDatasetFiles,
-		"deleteDataset":      deleteDataset,
+		spec.OpListDatasets:       func(c *call) (any, error) { return c.account.Datasets(), nil },
+		spec.OpGetDataset:         func(c *call) (any, error) { return c.account.Dataset(c.params["dataset_id"]) },
+		spec.OpCreateDataset:      s.createDataset,
+		spec.OpUploadDatasetFiles: s.uploadDatasetFiles,
+		spec.OpDeleteDataset:      deleteDataset,
 	}
 }
 

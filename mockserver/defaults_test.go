@@ -1,10 +1,9 @@
 package mockserver
 
 import (
+	"maps"
 	"strings"
 	"testing"
-
-	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/mockserver/store"
 	"contractkit/spec"
@@ -14,17 +13,31 @@ import (
 // contract's own (today's values written out once here, so a change of the
 // contract is a visible change of this test too).
 func TestDefaultsComeFromTheContract(t *testing.T) {
-	d, err := readDefaults(spec.Strict().Kin)
+	c := spec.Strict()
+	d, err := readDefaults(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.evaluations.page != 1 || d.evaluations.perPage != 20 {
-		t.Errorf("evaluations page %d per_page %d, want 1 and 20 (D-05)", d.evaluations.page, d.evaluations.perPage)
-	}
-	for name, p := range map[string]struct{ limit, offset int }{"conversations": d.conversations, "messages": d.messages} {
-		if p.limit != 50 || p.offset != 0 {
-			t.Errorf("%s limit %d offset %d, want 50 and 0 (D-06)", name, p.limit, p.offset)
+	// The lists the handlers page, by their place: the evaluations' list,
+	// the conversations' list and a conversation's messages.
+	evaluations, _ := c.OperationAt(spec.RoleList, "evaluation_id")
+	conversations, _ := c.OperationAt(spec.RoleList, "conversation_id")
+	messages, _ := c.OperationAt(spec.RoleChild, "conversation_id")
+	for _, tc := range []struct {
+		op   spec.Operation
+		want map[string]pageParam
+		why  string
+	}{
+		{evaluations, map[string]pageParam{"page": {"page", 1}, "size": {"per_page", 20}}, "D-05"},
+		{conversations, map[string]pageParam{"size": {"limit", 50}, "offset": {"offset", 0}}, "D-06"},
+		{messages, map[string]pageParam{"size": {"limit", 50}, "offset": {"offset", 0}}, "D-06"},
+	} {
+		if got := d.paging[tc.op.ID]; !maps.Equal(got, tc.want) {
+			t.Errorf("%s pages %v, want %v (%s)", tc.op.ID, got, tc.want, tc.why)
 		}
+	}
+	if len(d.paging) != 3 {
+		t.Errorf("%d paged lists, want 3: %v", len(d.paging), d.paging)
 	}
 	if want := (store.EvaluationInput{Type: "ragas", BenchmarkType: "beir", QuestionCount: 10}); d.newEvaluation != want {
 		t.Errorf("new evaluation %+v, want %+v (D-09)", d.newEvaluation, want)
@@ -41,11 +54,11 @@ func TestAContractWithoutADefaultStopsTheStart(t *testing.T) {
 	if raw == string(spec.Document) {
 		t.Fatal("the contract no longer states per_page's default as this test expects")
 	}
-	doc, err := openapi3.NewLoader().LoadFromData([]byte(raw))
+	c, err := spec.Build([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = readDefaults(doc)
+	_, err = readDefaults(c)
 	if err == nil || !strings.Contains(err.Error(), "listEvaluations: query parameter per_page states no default") {
 		t.Errorf("got %v, want the missing per_page default named", err)
 	}

@@ -2,26 +2,27 @@ package mockserver
 
 import (
 	"contractkit/mockserver/ragas"
+	"contractkit/spec"
 )
 
 // evaluationRoutes serves evaluations, their name check, their start and the
 // RAGAS run over client-supplied samples (API reference v1, §4.5).
 func (s *Server) evaluationRoutes() map[string]handler {
 	return map[string]handler{
-		"listEvaluations":     s.listEvaluations,
-		"createEvaluation":    s.createEvaluation,
-		"checkEvaluationName": func(c *call) (any, error) { return c.account.CheckName(c.r.URL.Query().Get("name")), nil },
-		"getEvaluation":       func(c *call) (any, error) { return c.account.Evaluation(c.params["evaluation_id"]) },
-		"updateEvaluation":    updateEvaluation,
-		"deleteEvaluation":    func(c *call) (any, error) { return c.account.DeleteEvaluation(c.params["evaluation_id"]) },
-		"startEvaluation":     func(c *call) (any, error) { return c.account.StartEvaluation(c.params["evaluation_id"]) },
-		"runRagasEvaluation":  runRagas,
+		spec.OpListEvaluations:     s.listEvaluations,
+		spec.OpCreateEvaluation:    s.createEvaluation,
+		spec.OpCheckEvaluationName: func(c *call) (any, error) { return c.account.CheckName(c.r.URL.Query().Get("name")), nil },
+		spec.OpGetEvaluation:       func(c *call) (any, error) { return c.account.Evaluation(c.params["evaluation_id"]) },
+		spec.OpUpdateEvaluation:    updateEvaluation,
+		spec.OpDeleteEvaluation:    func(c *call) (any, error) { return c.account.DeleteEvaluation(c.params["evaluation_id"]) },
+		spec.OpStartEvaluation:     func(c *call) (any, error) { return c.account.StartEvaluation(c.params["evaluation_id"]) },
+		spec.OpRunRagasEvaluation:  runRagas,
 	}
 }
 
 func (s *Server) listEvaluations(c *call) (any, error) {
-	d := s.defaults.evaluations
-	return c.account.Evaluations(c.r.URL.Query().Get("status"), c.queryInt("page", d.page), c.queryInt("per_page", d.perPage)), nil
+	p := s.paging(c)
+	return c.account.Evaluations(c.r.URL.Query().Get("status"), p["page"], p["size"]), nil
 }
 
 func (s *Server) createEvaluation(c *call) (any, error) {

@@ -12,11 +12,12 @@ import (
 	"contractkit/mockserver/store"
 
 	"contractkit/internal/textcut"
+	"contractkit/spec"
 )
 
 // inferenceRoutes serves the one inference operation (API reference v1, §4.4).
 func (s *Server) inferenceRoutes() map[string]handler {
-	return map[string]handler{"runInference": s.runInference}
+	return map[string]handler{spec.OpRunInference: s.runInference}
 }
 
 // inferenceRequest is the part of the seed's 19 fields the mock acts on; the

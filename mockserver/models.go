@@ -1,14 +1,17 @@
 package mockserver
 
-import "contractkit/mockserver/store"
+import (
+	"contractkit/mockserver/store"
+	"contractkit/spec"
+)
 
 // modelRoutes serves the model resource (API reference v1, §4.1).
 func (s *Server) modelRoutes() map[string]handler {
 	return map[string]handler{
-		"listModels":  func(c *call) (any, error) { return c.account.Models(), nil },
-		"getModel":    func(c *call) (any, error) { return c.account.ModelJSON(c.params["model_id"]) },
-		"createModel": createModel,
-		"deleteModel": func(c *call) (any, error) { return c.account.DeleteModel(c.params["model_id"]) },
+		spec.OpListModels:  func(c *call) (any, error) { return c.account.Models(), nil },
+		spec.OpGetModel:    func(c *call) (any, error) { return c.account.ModelJSON(c.params["model_id"]) },
+		spec.OpCreateModel: createModel,
+		spec.OpDeleteModel: func(c *call) (any, error) { return c.account.DeleteModel(c.params["model_id"]) },
 	}
 }
 

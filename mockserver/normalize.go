@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"contractkit/spec"
 )
 
 // Real clients send spellings the seed's usage examples show but its tables
@@ -24,19 +26,19 @@ type rewrite struct {
 // rewrites is the one table, per operationId. For multipart operations only
 // renames apply, to part names, as the form is read (formName).
 var rewrites = map[string][]rewrite{
-	"createModel": {
+	spec.OpCreateModel: {
 		{From: "name", To: "model_name"},
 		{From: "dataset", To: "dataset_id"},
 		{Field: "dataset_id", Convert: integerToString},
 	},
-	"createConversation": {
+	spec.OpCreateConversation: {
 		{Field: "model_id", Convert: stringToInteger},
 	},
-	"createDataset": {
+	spec.OpCreateDataset: {
 		{From: "name", To: "dataset_name"},
 		{From: "file", To: "files"},
 	},
-	"uploadDatasetFiles": {
+	spec.OpUploadDatasetFiles: {
 		{From: "file", To: "files"},
 	},
 }

@@ -191,7 +191,9 @@ func (s *Server) seedBundle(req *seedRequest) fixtures.Bundle {
 // seedField ties a field of a seed record to the request field of the
 // contract that would carry it.
 type seedField struct {
-	op, media, field string
+	// of is the id parameter of the record's resource ("dataset_id"):
+	// the field is its create's (the POST on its collection).
+	of, media, field string
 }
 
 // checkSeed checks every field of the records against the contract: the
@@ -200,14 +202,22 @@ type seedField struct {
 func (s *Server) checkSeed(req *seedRequest) error {
 	const form, body = multipartForm, "application/json"
 	check := func(where string, f seedField, v any) error {
-		sc, err := s.contract.RequestField(f.op, f.media, f.field)
+		op, err := createOf(s.contract, f.of)
+		if err != nil {
+			return err
+		}
+		sc, err := s.contract.RequestField(op, f.media, f.field)
 		if err != nil {
 			return err
 		}
 		if err := sc.VisitJSON(v, openapi3.MultiErrors()); err != nil {
-			return apierr.New(apierr.Invalid, "%s: %s (the contract's %s of %s)", where, schemaReason(err), f.field, f.op)
+			return apierr.New(apierr.Invalid, "%s: %s (the contract's %s of %s)", where, schemaReason(err), f.field, op)
 		}
 		return nil
+	}
+	datasets, err := createOf(s.contract, "dataset_id")
+	if err != nil {
+		return err
 	}
 	for i, d := range req.Datasets {
 		at := fmt.Sprintf("datasets[%d]", i)
@@ -216,10 +226,10 @@ func (s *Server) checkSeed(req *seedRequest) error {
 			f    seedField
 			v    any
 		}{
-			{"name", seedField{"createDataset", form, "dataset_name"}, d.Name},
-			{"description", seedField{"createDataset", form, "description"}, d.Description},
-			{"tags", seedField{"createDataset", form, "tags"}, strings.Join(d.Tags, ",")},
-			{"urls", seedField{"createDataset", form, "urls"}, strings.Join(d.URLs, ",")},
+			{"name", seedField{"dataset_id", form, "dataset_name"}, d.Name},
+			{"description", seedField{"dataset_id", form, "description"}, d.Description},
+			{"tags", seedField{"dataset_id", form, "tags"}, strings.Join(d.Tags, ",")},
+			{"urls", seedField{"dataset_id", form, "urls"}, strings.Join(d.URLs, ",")},
 		} {
 			if err := check(at+"."+c.name, c.f, c.v); err != nil {
 				return err
@@ -227,11 +237,11 @@ func (s *Server) checkSeed(req *seedRequest) error {
 		}
 		switch {
 		case len(d.Tags) > s.bounds.tags.MaxItems:
-			return apierr.New(apierr.Invalid, "%s.tags: at most %d (the contract's tags of createDataset)", at, s.bounds.tags.MaxItems)
+			return apierr.New(apierr.Invalid, "%s.tags: at most %d (the contract's tags of %s)", at, s.bounds.tags.MaxItems, datasets)
 		case len(d.URLs) > s.bounds.urls.MaxItems:
-			return apierr.New(apierr.Invalid, "%s.urls: at most %d (the contract's urls of createDataset)", at, s.bounds.urls.MaxItems)
-		case len(d.Files) > s.bounds.files["createDataset"].Max:
-			return apierr.New(apierr.Invalid, "%s.files: at most %d (the contract's files of createDataset)", at, s.bounds.files["createDataset"].Max)
+			return apierr.New(apierr.Invalid, "%s.urls: at most %d (the contract's urls of %s)", at, s.bounds.urls.MaxItems, datasets)
+		case len(d.Files) > s.bounds.files[datasets].Max:
+			return apierr.New(apierr.Invalid, "%s.files: at most %d (the contract's files of %s)", at, s.bounds.files[datasets].Max, datasets)
 		}
 		for j, f := range d.Files {
 			if strings.TrimSpace(f.Name) == "" || len(f.Name) > 255 || strings.ContainsAny(f.Name, "/\\") {
@@ -244,15 +254,15 @@ func (s *Server) checkSeed(req *seedRequest) error {
 	}
 	for i, m := range req.Models {
 		at := fmt.Sprintf("models[%d]", i)
-		if err := check(at+".name", seedField{"createModel", body, "model_name"}, m.Name); err != nil {
+		if err := check(at+".name", seedField{"model_id", body, "model_name"}, m.Name); err != nil {
 			return err
 		}
-		if err := check(at+".description", seedField{"createModel", body, "description"}, m.Description); err != nil {
+		if err := check(at+".description", seedField{"model_id", body, "description"}, m.Description); err != nil {
 			return err
 		}
 	}
 	for i, c := range req.Conversations {
-		if err := check(fmt.Sprintf("conversations[%d].title", i), seedField{"createConversation", body, "title"}, c.Title); err != nil {
+		if err := check(fmt.Sprintf("conversations[%d].title", i), seedField{"conversation_id", body, "title"}, c.Title); err != nil {
 			return err
 		}
 	}
@@ -270,7 +280,7 @@ func (s *Server) checkSeed(req *seedRequest) error {
 			if !f.set {
 				continue
 			}
-			if err := check(at+"."+f.name, seedField{"createEvaluation", body, f.name}, f.v); err != nil {
+			if err := check(at+"."+f.name, seedField{"evaluation_id", body, f.name}, f.v); err != nil {
 				return err
 			}
 		}

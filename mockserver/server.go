@@ -170,7 +170,7 @@ func New(cfg Config) (*Server, error) {
 	if err := s.setupAccounts(); err != nil {
 		return nil, err
 	}
-	d, err := readDefaults(s.contract.Kin)
+	d, err := readDefaults(s.contract)
 	if err != nil {
 		return nil, err
 	}

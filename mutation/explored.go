@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"contractkit/spec"
 )
 
 // explored are the mutants only the suite's explore phase can kill: bugs
@@ -22,13 +24,13 @@ var explored = []Mutant{
 	// ---- written but not stored: the answer is right, a later read is not ----
 	{Name: "stored-evaluation-description-update-lost", Area: "explore", Explore: true,
 		Breaks: "an evaluation update answers the new description but keeps the old one",
-		Request: jsonRequest(ops("updateEvaluation"), func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(ops(spec.OpUpdateEvaluation), func(x *Exchange, body map[string]any) bool {
 			return withhold(x, body, "description")
 		}),
 		Answer: setData("description")},
 	{Name: "stored-model-description-ignored", Area: "explore", Explore: true,
 		Breaks: "a model create echoes its description in the answer but does not keep it",
-		Request: jsonRequest(ops("createModel"), func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(ops(spec.OpCreateModel), func(x *Exchange, body map[string]any) bool {
 			return withhold(x, body, "description")
 		}),
 		Answer: setData("description")},
@@ -53,7 +55,7 @@ var explored = []Mutant{
 		Answer: setData("title")},
 	{Name: "stored-question-count-capped", Area: "explore", Explore: true,
 		Breaks: "an evaluation's question_count above 100 is kept as 100 (the answer shows the value sent)",
-		Request: jsonRequest(ops("createEvaluation"), func(x *Exchange, body map[string]any) bool {
+		Request: jsonRequest(ops(spec.OpCreateEvaluation), func(x *Exchange, body map[string]any) bool {
 			n, ok := body["question_count"].(json.Number)
 			if v, err := n.Int64(); !ok || err != nil || v <= 100 {
 				return false
@@ -67,7 +69,7 @@ var explored = []Mutant{
 	// ---- lists that lie ----
 	{Name: "list-models-omit-training", Area: "explore", Explore: true,
 		Breaks: "the model list leaves out models still pending or training",
-		Answer: onOperation(ops("listModels"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops(spec.OpListModels), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
 				kept := []any{}
 				for _, m := range list {
@@ -81,7 +83,7 @@ var explored = []Mutant{
 		}))},
 	{Name: "list-datasets-omit-non-ascii", Area: "explore", Explore: true,
 		Breaks: "the dataset list leaves out datasets whose name is not ASCII",
-		Answer: onOperation(ops("listDatasets"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops(spec.OpListDatasets), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if list, ok := dig(v, "data").([]any); ok {
 				kept := []any{}
 				for _, d := range list {
@@ -146,7 +148,7 @@ var explored = []Mutant{
 		}},
 	{Name: "unusual-500-dataset-name-emoji", Area: "explore", Explore: true,
 		Breaks: "a dataset name with a character beyond the Basic Multilingual Plane (an emoji) is answered 500",
-		Answer: onOperation(ops("createDataset"), func(_ *Exchange, a *Answer) {
+		Answer: onOperation(ops(spec.OpCreateDataset), func(_ *Exchange, a *Answer) {
 			v, _ := decode(a.Body)
 			if n, ok := dig(dig(v, "data"), "name").(string); ok && beyond(n, 0xFFFF) {
 				serverError(a)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"contractkit/internal/hostile"
+	"contractkit/spec"
 )
 
 // Caps that end a hostile server's loops when no client ends them first:
@@ -122,12 +123,12 @@ func endlessAnswer(x *Exchange, w http.ResponseWriter) {
 
 // The operations the hostile servers misbehave on.
 var (
-	opHostileListModels        = ops("listModels")
-	opHostileGetModel          = ops("getModel")
-	opHostileListDatasets      = ops("listDatasets")
-	opHostileGetDataset        = ops("getDataset")
-	opHostileListEvaluations   = ops("listEvaluations")
-	opHostileListConversations = ops("listConversations")
+	opHostileListModels        = ops(spec.OpListModels)
+	opHostileGetModel          = ops(spec.OpGetModel)
+	opHostileListDatasets      = ops(spec.OpListDatasets)
+	opHostileGetDataset        = ops(spec.OpGetDataset)
+	opHostileListEvaluations   = ops(spec.OpListEvaluations)
+	opHostileListConversations = ops(spec.OpListConversations)
 )
 
 // onServe answers requests to the operations of s with f; others go to

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"contractkit/spec"
 )
 
 // inputMutants are servers that break a rule only a request the suite did
@@ -21,10 +23,10 @@ import (
 // input dimensions (conformance/inputs) send each; the runner runs them
 // with the Explore area only (Model), where the model's phase kills them.
 var (
-	opGetDataset2      = ops("getDataset", "deleteDataset")
-	opDeleteConvs      = ops("deleteConversation")
-	opGetItems         = ops("getModel", "getDataset", "getEvaluation")
-	opEvaluationWrites = ops("updateEvaluation", "runRagasEvaluation")
+	opGetDataset2      = ops(spec.OpGetDataset, spec.OpDeleteDataset)
+	opDeleteConvs      = ops(spec.OpDeleteConversation)
+	opGetItems         = ops(spec.OpGetModel, spec.OpGetDataset, spec.OpGetEvaluation)
+	opEvaluationWrites = ops(spec.OpUpdateEvaluation, spec.OpRunRagasEvaluation)
 )
 
 var inputMutants = []Mutant{

@@ -13,13 +13,15 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"contractkit/spec"
 )
 
 // latitude are valid variants where the reference model has latitude: a
 // server may differ from the mock there and the model must not object.
 // The runner runs them with the Explore area only (Model).
 // opListDatasets is the list whose order a latitude variant reverses.
-var opListDatasets = ops("listDatasets")
+var opListDatasets = ops(spec.OpListDatasets)
 
 var latitude = []Mutant{
 	{Name: "valid-rate-limited-one-in-five", Area: "variant", Valid: true, Model: true,

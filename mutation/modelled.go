@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"contractkit/spec"
 )
 
 // modelled are the mutants only the suite's reference model can kill
@@ -22,13 +24,13 @@ import (
 // The operations the modelled mutants name, and the paths they ask the
 // wrapped mock.
 var (
-	opCreateConversation = ops("createConversation")
-	opUploadDatasetFiles = ops("uploadDatasetFiles")
-	opRunRagasEvaluation = ops("runRagasEvaluation")
-	opUpdateEvaluation   = ops("updateEvaluation")
-	opGetEvaluation      = ops("getEvaluation")
-	opListMessages       = ops("listMessages")
-	opGetDataset         = ops("getDataset")
+	opCreateConversation = ops(spec.OpCreateConversation)
+	opUploadDatasetFiles = ops(spec.OpUploadDatasetFiles)
+	opRunRagasEvaluation = ops(spec.OpRunRagasEvaluation)
+	opUpdateEvaluation   = ops(spec.OpUpdateEvaluation)
+	opGetEvaluation      = ops(spec.OpGetEvaluation)
+	opListMessages       = ops(spec.OpListMessages)
+	opGetDataset         = ops(spec.OpGetDataset)
 	pathModels           = collectionOf("model_id")
 	pathDatasets         = collectionOf("dataset_id")
 	pathConversations    = collectionOf("conversation_id")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"contractkit/spec"
 )
 
 // mutants is every deliberate violation, and every valid variant, a wrapped
@@ -121,7 +123,7 @@ var mutants = []Mutant{
 			})
 		}))},
 	{Name: "dataset-list-as-object", Area: "datasets", Breaks: "the dataset list is an object, not an array",
-		Answer: onOperation(ops("listDatasets"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops(spec.OpListDatasets), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if m, ok := v.(map[string]any); ok {
 				m["data"] = map[string]any{"items": m["data"]}
 			}
@@ -187,7 +189,7 @@ var mutants = []Mutant{
 			return had
 		})},
 	{Name: "upload-counts-wrong", Area: "datasets", Breaks: "files_uploaded counts one file too many",
-		Answer: onOperation(ops("uploadDatasetFiles"), jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops(spec.OpUploadDatasetFiles), jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				if n, ok := d["files_uploaded"].(json.Number); ok {
 					i, _ := n.Int64()

@@ -14,7 +14,10 @@ import (
 // The wrappers name the requests they change by the contract's operationId
 // (or its area, the operation's tag), looked up with the contract's router
 // once per exchange (~1 µs, and only when a mutant asks), never by splitting
-// path strings: a renamed path cannot leave a mutant matching nothing.
+// path strings: a renamed path cannot leave a mutant matching nothing. A
+// mutant names its operations through the contract's generated constants
+// (spec.Op…), never a quoted id: a renamed or removed operation breaks the
+// build at the mutant that names it.
 
 // adminPrefix is where the mock's own controls live, outside the contract
 // (mockserver/admin.go): no mutant touches them.
@@ -34,8 +37,9 @@ var (
 
 func init() { built = true }
 
-// ops names operations of the contract. Call it only where the tables are
-// built (package variables): it registers the names.
+// ops names operations of the contract, by their constants (spec.Op…).
+// Call it only where the tables are built (package variables): it
+// registers the names.
 func ops(ids ...string) opSet {
 	if built {
 		panic("mutation: ops called after initialisation; name the set in a package variable")
@@ -51,14 +55,14 @@ func ops(ids ...string) opSet {
 // Operation sets the request rewriters test (answer rewriters take theirs
 // as arguments of onOperation).
 var (
-	opListEvaluations    = ops("listEvaluations")
-	opListConversations  = ops("listConversations")
-	opConversationLists  = ops("listConversations", "listMessages")
-	opRenameConversation = ops("renameConversation")
-	opTitledConversation = ops("createConversation", "renameConversation")
-	opDeleteModel        = ops("deleteModel")
-	opDeleteEvaluation   = ops("deleteEvaluation")
-	opRunInference       = ops("runInference")
+	opListEvaluations    = ops(spec.OpListEvaluations)
+	opListConversations  = ops(spec.OpListConversations)
+	opConversationLists  = ops(spec.OpListConversations, spec.OpListMessages)
+	opRenameConversation = ops(spec.OpRenameConversation)
+	opTitledConversation = ops(spec.OpCreateConversation, spec.OpRenameConversation)
+	opDeleteModel        = ops(spec.OpDeleteModel)
+	opDeleteEvaluation   = ops(spec.OpDeleteEvaluation)
+	opRunInference       = ops(spec.OpRunInference)
 )
 
 // route is what the contract's router says of the client's request.
@@ -135,8 +139,8 @@ func listPage(param string, p int, scope url.Values) (target string, size int) {
 // unmutated are the operations no mutant names by operationId, each with
 // the reason (the operation index, internal/opindex, requires one).
 var unmutated = map[string]string{
-	"startEvaluation":     "the run it starts is held by evaluation-never-finishes (evaluations area); its answer by the generic ones",
-	"checkEvaluationName": "no mutant of its rules (D-19) yet: its answer is held by the generic envelope and shape mutants only",
+	spec.OpStartEvaluation:     "the run it starts is held by evaluation-never-finishes (evaluations area); its answer by the generic ones",
+	spec.OpCheckEvaluationName: "no mutant of its rules (D-19) yet: its answer is held by the generic envelope and shape mutants only",
 }
 
 // OperationTable is the mutants' table for the kit's operation index

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"contractkit/spec"
 )
 
 // liberal are the valid variants where the reference is silent and a
@@ -158,7 +160,7 @@ var liberal = []Mutant{
 			a.Status = http.StatusBadRequest
 		}))},
 	{Name: "delete-success-without-message", Area: "models", Decided: "D-02", Breaks: "model and dataset deletes answer data without message",
-		Answer: onOperation(ops("deleteModel", "deleteDataset", "deleteConversation"), onStatus(http.StatusOK, jsonAnswer(func(_ *Exchange, _ int, v any) any {
+		Answer: onOperation(ops(spec.OpDeleteModel, spec.OpDeleteDataset, spec.OpDeleteConversation), onStatus(http.StatusOK, jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			if d, ok := dig(v, "data").(map[string]any); ok {
 				delete(d, "message")
 			}

@@ -26,6 +26,7 @@ func kept(f func() (name, file string, entries map[string]string)) table {
 
 // tables are the per-operation tables of the kit: one line each.
 var tables = []table{
+	kept(spec.OperationIDTable),
 	kept(mockserver.OperationTable),
 	recording.RouteTable,
 	kept(mutation.OperationTable),
@@ -145,7 +146,7 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 	// of the dataset) and the isolation checks derive its check from its
 	// place and summary, so neither is named.
 	for _, tab := range []table{
-		kept(mockserver.OperationTable), kept(mutation.OperationTable),
+		kept(spec.OperationIDTable), kept(mockserver.OperationTable), kept(mutation.OperationTable),
 		conformance.ClauseTable, conformance.SampleTable,
 	} {
 		name, file, _ := tab(c)
@@ -171,8 +172,8 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 	done = strings.Replace(done, "              properties: { dataset_name: { type: string } }\n",
 		"              properties: { dataset_name: { type: string } }\n            examples:\n              rename: { value: { dataset_name: Handbook 2026 } }\n", 1)
 	left := theWork(withOperation(t, datasetItem, done), "patchDataset")
-	if len(left) != 2 || !strings.HasPrefix(left[0], "mockserver: ") || !strings.HasPrefix(left[1], "mutation: ") {
-		t.Errorf("with its clause and example, the work left:\n%s\nwant the mock's and the mutants' tables", strings.Join(left, "\n"))
+	if len(left) != 3 || !strings.HasPrefix(left[0], "spec: ") || !strings.HasPrefix(left[1], "mockserver: ") || !strings.HasPrefix(left[2], "mutation: ") {
+		t.Errorf("with its clause and example, the work left:\n%s\nwant the constants', the mock's and the mutants' tables", strings.Join(left, "\n"))
 	}
 
 	// The cost of an endpoint: the files the listed work touches, at most
