@@ -1,10 +1,13 @@
 package fieldindex
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/conformance/refmodel"
 	"contractkit/spec"
@@ -54,18 +57,18 @@ func (l lack) String() string {
 	return fmt.Sprintf("%s (in %s): %s", l.f.ptr, where, strings.Join(what, "; "))
 }
 
-// lacks lists, field by field, what each field of c's answers lacks:
+// lacks lists, field by field, what each field of doc's answers lacks:
 // a basis, a serving by the mock (servedPtrs: the pointers it served),
 // a prediction by the model.
-func lacks(c *spec.Contract, servedPtrs map[string]bool) []lack {
+func lacks(doc *openapi3.T, servedPtrs map[string]bool) []lack {
 	gaps := map[string]string{}
-	for _, g := range refmodel.Gaps(c.Kin) {
+	for _, g := range refmodel.Gaps(doc) {
 		if _, dup := gaps[g.Pointer]; !dup {
 			gaps[g.Pointer] = g.Problem
 		}
 	}
 	var out []lack
-	for _, f := range answerFields(c) {
+	for _, f := range answerFields(doc) {
 		l := lack{f: f}
 		gap, hasGap := gaps[f.ptr]
 		switch {
@@ -91,28 +94,32 @@ func lacks(c *spec.Contract, servedPtrs map[string]bool) []lack {
 // optional field to an answer in the contract fails here until the mock
 // serves it, the model predicts it and its mark says what it rests on.
 func TestEveryFieldIsMarkedServedAndPredicted(t *testing.T) {
-	c := spec.Strict()
-	fields := answerFields(c)
+	doc := spec.Strict().Kin
+	fields := answerFields(doc)
 	if len(fields) < 150 {
 		t.Fatalf("the walk found %d fields: it did not reach the answers", len(fields))
 	}
-	for _, l := range lacks(c, servedFields(t, c)) {
+	for _, l := range lacks(doc, servedFields(t, doc)) {
 		t.Error(l)
 	}
 }
 
-// withField is the contract with one line added after anchor.
-func withField(t *testing.T, anchor, line string) *spec.Contract {
+// withField is the contract with one line added after anchor, loaded as
+// the model loads one (kin-openapi, references resolved, validated).
+func withField(t *testing.T, anchor, line string) *openapi3.T {
 	t.Helper()
 	raw := strings.Replace(string(spec.Document), anchor, anchor+line, 1)
 	if raw == string(spec.Document) {
 		t.Fatal("the contract no longer has the line this test extends")
 	}
-	c, err := spec.Build([]byte(raw))
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(raw))
+	if err == nil {
+		err = doc.Validate(context.Background())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return doc
 }
 
 // TestAnAddedFieldListsTheWork: an optional field added to the Dataset,
@@ -122,12 +129,9 @@ func withField(t *testing.T, anchor, line string) *spec.Contract {
 func TestAnAddedFieldListsTheWork(t *testing.T) {
 	const anchor = "        file_count: { type: integer, x-predict: { rule: count, of: files, decision: D-33 } }\n"
 	const ptr = "/components/schemas/Dataset/properties/owner"
-	got := func(c *spec.Contract) []lack {
-		return lacks(c, servedFields(t, c))
-	}
-	check := func(c *spec.Contract, want ...need) {
+	check := func(doc *openapi3.T, want ...need) {
 		t.Helper()
-		ls := got(c)
+		ls := lacks(doc, servedFields(t, doc))
 		var lines []string
 		for _, l := range ls {
 			lines = append(lines, l.String())

@@ -26,7 +26,6 @@ import (
 	"contractkit/judge"
 	"contractkit/mockserver"
 	"contractkit/mockserver/lifecycle"
-	"contractkit/spec"
 )
 
 // The mock's side: what it serves in a realistic run. The reference
@@ -52,12 +51,32 @@ const (
 	steps = 60
 )
 
-// reply is one answer the mock gave: its operation, status and body.
+// reply is one answer the mock gave: its operation and status, and its
+// JSON values (a body's, or each chunk's of an event stream).
 type reply struct {
-	op          string
-	status      int
-	contentType string
-	body        []byte
+	op     string
+	status int
+	stream bool
+	values []any
+}
+
+// newReply reads an answer's body as its content type says.
+func newReply(op string, status int, contentType string, body []byte) reply {
+	r := reply{op: op, status: status, stream: strings.HasPrefix(contentType, "text/event-stream")}
+	switch {
+	case r.stream:
+		judge.ReadEvents(bytes.NewReader(body), func(ev judge.Event) bool {
+			if v, ok := decode([]byte(ev.Data)); ok {
+				r.values = append(r.values, v)
+			}
+			return true
+		})
+	case strings.HasPrefix(contentType, "application/json"):
+		if v, ok := decode(body); ok {
+			r.values = append(r.values, v)
+		}
+	}
+	return r
 }
 
 // host is the driver's host: a client of the in-process mock.
@@ -101,7 +120,7 @@ func runMock() (run, error) {
 	keep := func(op string, status int, contentType string, body []byte) {
 		mu.Lock()
 		defer mu.Unlock()
-		out = append(out, reply{op: op, status: status, contentType: contentType, body: body})
+		out = append(out, newReply(op, status, contentType, body))
 	}
 	h := host{c: client.New(u, keyA, keyB, 20*time.Second)}
 	r := drive.Drive(context.Background(), explore.ModelSender(h, nil), drive.Config{Seed: 1, Steps: steps, Clock: clock,
@@ -151,7 +170,7 @@ func frontend(base string) ([]reply, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, reply{op: op, status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: raw})
+		out = append(out, newReply(op, resp.StatusCode, resp.Header.Get("Content-Type"), raw))
 		if resp.StatusCode != http.StatusOK {
 			return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
 		}
@@ -199,9 +218,9 @@ func dig(v any, name string) any {
 
 // servedFields returns the pointers (as answerFields names them) of the
 // fields present in at least one answer the mock gave, against the
-// contract c. A field present with null is served: a client reading the
+// contract doc. A field present with null is served: a client reading the
 // answer meets it, with a value the contract allows.
-func servedFields(t *testing.T, c *spec.Contract) map[string]bool {
+func servedFields(t *testing.T, doc *openapi3.T) map[string]bool {
 	t.Helper()
 	r, err := mockRun()
 	if err != nil {
@@ -210,23 +229,19 @@ func servedFields(t *testing.T, c *spec.Contract) map[string]bool {
 	for _, m := range r.misses {
 		t.Errorf("the run did not reach what it covers: %s", m)
 	}
-	docs := map[string][]answer{}
-	for _, a := range answersOf(c) {
-		docs[a.op+" "+a.status] = append(docs[a.op+" "+a.status], a)
+	docs, statuses := map[string][]answer{}, map[string][]string{}
+	for _, a := range answersOf(doc) {
+		key := a.op + " " + a.status
+		if docs[key] == nil {
+			statuses[a.op] = append(statuses[a.op], a.status)
+		}
+		docs[key] = append(docs[key], a)
 	}
 	out := map[string]bool{}
 	for _, s := range r.answers {
-		for _, a := range docs[s.op+" "+documented(c, s.op, s.status)] {
-			switch {
-			case a.stream && strings.HasPrefix(s.contentType, "text/event-stream"):
-				judge.ReadEvents(bytes.NewReader(s.body), func(ev judge.Event) bool {
-					if v, ok := decode([]byte(ev.Data)); ok {
-						present(a.schema, a.ptr, v, out)
-					}
-					return true
-				})
-			case !a.stream && strings.HasPrefix(s.contentType, "application/json"):
-				if v, ok := decode(s.body); ok {
+		for _, a := range docs[s.op+" "+documented(statuses[s.op], s.status)] {
+			if a.stream == s.stream {
+				for _, v := range s.values {
 					present(a.schema, a.ptr, v, out)
 				}
 			}
@@ -235,13 +250,12 @@ func servedFields(t *testing.T, c *spec.Contract) map[string]bool {
 	return out
 }
 
-// documented is the documented code an operation's answer of status falls
-// under: the code itself, its range ("4XX"), or "default".
-func documented(c *spec.Contract, op string, status int) string {
-	o, _ := c.Operation(op)
+// documented is the documented code (of codes, an operation's) an answer
+// of status falls under: the code itself, its range ("4XX"), or "default".
+func documented(codes []string, status int) string {
 	code := strconv.Itoa(status)
 	for _, want := range []string{code, code[:1] + "XX", "default"} {
-		for _, s := range o.Statuses {
+		for _, s := range codes {
 			if strings.EqualFold(s, want) {
 				return s
 			}

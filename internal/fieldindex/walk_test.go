@@ -52,12 +52,12 @@ type fieldWalk struct {
 	order []string
 }
 
-// answerFields walks every documented answer of every operation of c (a
+// answerFields walks every documented answer of every operation of doc (a
 // JSON body, or an event stream's chunk: its x-event-schema) and returns
 // its fields, sorted by pointer.
-func answerFields(c *spec.Contract) []*field {
+func answerFields(doc *openapi3.T) []*field {
 	w := &fieldWalk{byPtr: map[string]*field{}}
-	for _, a := range answersOf(c) {
+	for _, a := range answersOf(doc) {
 		w.children(a.schema, a.ptr, a.name, "", "", map[*openapi3.Schema]bool{})
 	}
 	out := make([]*field, 0, len(w.order))
@@ -77,36 +77,49 @@ type answer struct {
 	ptr              string
 }
 
-// answersOf lists the documented answer bodies of c, in its order.
-func answersOf(c *spec.Contract) []answer {
+// answersOf lists the documented answer bodies of doc, by path, method
+// and status.
+func answersOf(doc *openapi3.T) []answer {
 	var out []answer
-	for _, op := range c.Operations {
-		kop := c.Kin.Paths.Find(op.Path).GetOperation(op.Method)
-		at := "/paths/" + escape(op.Path) + "/" + strings.ToLower(op.Method)
-		for _, code := range op.Statuses {
-			r := kop.Responses.Value(code)
-			if r == nil || r.Value == nil {
-				continue
-			}
-			ptr := at + "/responses/" + code
-			if r.Ref != "" {
-				ptr = strings.TrimPrefix(r.Ref, "#")
-			}
-			name := op.ID + " " + code
-			if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-				out = append(out, answer{name: name, op: op.ID, status: code, schema: mt.Schema, ptr: ptr + "/content/application~1json/schema"})
-			}
-			if mt := r.Value.Content.Get("text/event-stream"); mt != nil {
-				// The chunk's schema is named by the mark's reference.
-				mark, _ := mt.Extensions["x-event-schema"].(map[string]any)
-				ref, _ := mark["$ref"].(string)
-				if chunk := c.EventSchema(mt); chunk != nil {
-					out = append(out, answer{name: name + " event", op: op.ID, status: code, stream: true, schema: chunk, ptr: strings.TrimPrefix(ref, "#")})
+	for _, path := range sortedKeys(doc.Paths.Map()) {
+		ops := doc.Paths.Value(path).Operations()
+		for _, method := range sortedKeys(ops) {
+			op := ops[method]
+			at := "/paths/" + escape(path) + "/" + strings.ToLower(method)
+			for _, code := range sortedKeys(op.Responses.Map()) {
+				r := op.Responses.Value(code)
+				if r == nil || r.Value == nil {
+					continue
+				}
+				ptr := at + "/responses/" + code
+				if r.Ref != "" {
+					ptr = strings.TrimPrefix(r.Ref, "#")
+				}
+				name := op.OperationID + " " + code
+				if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+					out = append(out, answer{name: name, op: op.OperationID, status: code, schema: mt.Schema, ptr: ptr + "/content/application~1json/schema"})
+				}
+				if mt := r.Value.Content.Get("text/event-stream"); mt != nil {
+					if chunk, at := eventSchema(doc, mt); chunk != nil {
+						out = append(out, answer{name: name + " event", op: op.OperationID, status: code, stream: true, schema: chunk, ptr: at})
+					}
 				}
 			}
 		}
 	}
 	return out
+}
+
+// eventSchema is the chunk schema an event stream's x-event-schema mark
+// names (spec.Contract.EventSchema), and where it is written.
+func eventSchema(doc *openapi3.T, mt *openapi3.MediaType) (*openapi3.SchemaRef, string) {
+	mark, _ := mt.Extensions[spec.EventMark].(map[string]any)
+	ref, _ := mark["$ref"].(string)
+	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+	if !ok || doc.Components == nil || doc.Components.Schemas[name] == nil {
+		return nil, ""
+	}
+	return doc.Components.Schemas[name], strings.TrimPrefix(ref, "#")
 }
 
 // resolved is a schema as the model's compiler sees it: where it is
@@ -164,7 +177,7 @@ func (w *fieldWalk) children(ref *openapi3.SchemaRef, ptr, answer, basis, unserv
 		w.children(member, memberAt, answer, basis, unserved, onPath)
 		return
 	}
-	for _, name := range sortedNames(s.Properties) {
+	for _, name := range sortedKeys(s.Properties) {
 		w.field(s.Properties[name], ptr+"/properties/"+escape(name), answer, basis, unserved, onPath)
 	}
 	if s.Items != nil {
@@ -239,7 +252,8 @@ func unservedOf(s *openapi3.Schema) string {
 	return strings.TrimSpace(why)
 }
 
-func sortedNames(m openapi3.Schemas) []string {
+// sortedKeys returns a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -249,4 +263,6 @@ func sortedNames(m openapi3.Schemas) []string {
 }
 
 // escape escapes a JSON pointer token (RFC 6901).
-func escape(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func escape(s string) string { return pointerEscaper.Replace(s) }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
