@@ -3,6 +3,7 @@ package fieldindex
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -129,7 +130,7 @@ func withField(t *testing.T, anchor, line string) *openapi3.T {
 func TestAnAddedFieldListsTheWork(t *testing.T) {
 	const anchor = "        file_count: { type: integer, x-predict: { rule: count, of: files, decision: D-33 } }\n"
 	const ptr = "/components/schemas/Dataset/properties/owner"
-	check := func(doc *openapi3.T, want ...need) {
+	check := func(doc *openapi3.T, want ...need) []string {
 		t.Helper()
 		ls := lacks(doc, servedFields(t, doc))
 		var lines []string
@@ -139,8 +140,19 @@ func TestAnAddedFieldListsTheWork(t *testing.T) {
 		if len(ls) != 1 || ls[0].f.ptr != ptr || !slices.Equal(ls[0].missing, want) {
 			t.Errorf("the work listed:\n%s\nwant one line for %s lacking %v", strings.Join(lines, "\n"), ptr, want)
 		}
+		return lines
 	}
-	check(withField(t, anchor, "        owner: { type: string, nullable: true }\n"), marked, served, predicted)
+	lines := check(withField(t, anchor, "        owner: { type: string, nullable: true }\n"), marked, served, predicted)
+	// The README's "Adding a field to an answer" shows a developer the line.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if !strings.Contains(string(readme), "\n"+l+"\n") {
+			t.Errorf("README.md (For contributors, Adding a field to an answer) does not show the line\n%s", l)
+		}
+	}
 	// Marked as the model reads it (a rule and a decision): served is left.
 	check(withField(t, anchor, "        owner: { type: string, nullable: true, x-predict: { rule: latitude, reason: no request sets it, decision: D-34 } }\n"), served)
 	// Exempt from serving with a reason, but its mark rests on nothing.
