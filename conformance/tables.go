@@ -17,17 +17,24 @@ import (
 // each operation's from its place and its summary), the explore phase's
 // catalog.
 
-// ClauseTable is the seed clause of each operation of c, read from its
-// x-seed mark: every check of the operation is labelled with it.
+// ClauseTable is what each operation of c rests on: the seed clause that
+// states it (its x-seed mark; every check of the operation is labelled
+// with it), or, for an operation the seed does not state (the contract's
+// own addition), the decision that adds it: an x-decision mark on the
+// operation, whose row spec/DECISIONS.md must have (go test ./spec).
 func ClauseTable(c *spec.Contract) (name, file string, entries map[string]string) {
 	entries = map[string]string{}
 	for _, op := range c.Operations {
-		if op.Clause != "" {
+		kop, err := c.KinOperation(op.ID)
+		if err != nil {
+			continue
+		}
+		if _, decided := spec.Mark(kop.Extensions); op.Clause != "" || decided {
 			entries[op.ID] = ""
 		}
 	}
-	return "conformance: the seed clause of each operation (the checks' labels)",
-		"spec/openapi.yaml, x-seed on the operation (4.N.k)", entries
+	return "conformance: the seed clause of each operation (the checks' labels), or the decision that adds one the seed does not state",
+		"spec/openapi.yaml, x-seed on the operation (4.N.k), or x-decision on it naming its row of spec/DECISIONS.md", entries
 }
 
 // SampleTable is the sample request of each operation of c, built from

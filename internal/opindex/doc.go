@@ -28,7 +28,8 @@
 // generate ./spec), the mock's handlers (mockserver), the recorder's table
 // (recording), the mutants and variants keyed to an operation (mutation),
 // and the conformance suite's (conformance/tables.go): each operation's seed
-// clause (its x-seed mark), its sample request (its request example), its
+// clause (its x-seed mark) or, for one the seed does not state, the
+// decision that adds it (an x-decision mark whose row spec/DECISIONS.md has), its sample request (its request example), its
 // isolation check, and the delete checks of the DELETEs. Not registered,
 // because they hold no table to forget: what is derived from the contract
 // whole (the suite's unknown-id and valid-key checks, from the operations'

@@ -8,6 +8,7 @@ import (
 
 	"contractkit/mockserver/apierr"
 	"contractkit/mockserver/lifecycle"
+	"contractkit/wire"
 )
 
 // ModelInput is a model create request, already validated against the
@@ -43,75 +44,10 @@ type model struct {
 	encodedAt uint64
 }
 
-// Metrics is Model.metrics (seed §2.2).
-type Metrics struct {
-	Accuracy            float64 `json:"accuracy"`
-	Loss                float64 `json:"loss"`
-	ValidationAccuracy  float64 `json:"validationAccuracy"`
-	TrainingTime        string  `json:"trainingTime"`
-	EpochsCompleted     int     `json:"epochsCompleted"`
-	ParametersOptimized string  `json:"parametersOptimized"`
-}
-
-// DatasetInfo is Model.dataset_info (seed §2.3).
-type DatasetInfo struct {
-	Name     string    `json:"name"`
-	Size     int64     `json:"size"`
-	Samples  int64     `json:"samples"`
-	DataType string    `json:"data_type"`
-	Updated  time.Time `json:"updated_at"`
-}
-
-// ModelView is a model as the API shows it: every field of seed §2.1, with
-// the seed's defaults where the mock has nothing better.
-type ModelView struct {
-	ID                           int64        `json:"id"`
-	Name                         string       `json:"name"`
-	Description                  *string      `json:"description"`
-	Category                     *string      `json:"category"`
-	SizeNumeric                  *int64       `json:"size_numeric"`
-	BaseModelName                *string      `json:"base_model_name"`
-	TrainedModelID               *int64       `json:"trained_model_id"`
-	TrainingTypeID               *string      `json:"training_type_id"`
-	DatasetID                    *int64       `json:"dataset_id"`
-	FilePath                     *string      `json:"file_path"`
-	BaseModelID                  *int64       `json:"base_model_id"`
-	PersonaID                    *int64       `json:"personaId"`
-	UseCaseID                    any          `json:"use_case_id"`
-	UseCaseName                  any          `json:"use_case_name"`
-	UseCaseLabel                 any          `json:"use_case_label"`
-	UseCaseDescription           any          `json:"use_case_description"`
-	UseCaseCustom                any          `json:"use_case_custom"`
-	OnboardingGoal               any          `json:"onboarding_goal"`
-	OnboardingRole               any          `json:"onboarding_role"`
-	HasImage                     *bool        `json:"has_image"`
-	TrainedAt                    *time.Time   `json:"trained_at"`
-	Status                       *string      `json:"status"`
-	GraphStatus                  *string      `json:"graph_status"`
-	GraphBuildProgress           *int         `json:"graph_build_progress"`
-	FineTuningStatus             *bool        `json:"fine_tuning_status"`
-	Metrics                      *Metrics     `json:"metrics"`
-	DatasetInfo                  *DatasetInfo `json:"dataset_info"`
-	ExternalModelID              any          `json:"external_model_id"`
-	ExternalProviderType         any          `json:"external_provider_type"`
-	ExternalModelCapabilities    any          `json:"external_model_capabilities"`
-	FineTune                     *string      `json:"fine_tune"`
-	TokenSpeed                   *float64     `json:"token_speed"`
-	ResponseTime                 *float64     `json:"response_time"`
-	SuccessRate                  *float64     `json:"success_rate"`
-	IsPrivate                    *bool        `json:"is_private"`
-	SharedWithOrganization       *bool        `json:"shared_with_organization"`
-	TeamIDs                      []any        `json:"team_ids"`
-	TeamNames                    []any        `json:"team_names"`
-	OwnerEmail                   *string      `json:"owner_email"`
-	IsShared                     *bool        `json:"is_shared"`
-	OrganizationName             *string      `json:"organization_name"`
-	SharedUserCount              *int         `json:"shared_user_count"`
-	DatasetSharingStatus         any          `json:"dataset_sharing_status"`
-	PendingDatasetAccessRequests *int         `json:"pending_dataset_access_requests"`
-	CreatedAt                    *time.Time   `json:"created_at"`
-	UpdatedAt                    *time.Time   `json:"updated_at"`
-}
+// ModelView is a model as the API shows it: the one Go type of the
+// Model's shape, wire.Model (every field of seed §2.1, which the mock
+// fills with the seed's defaults where it has nothing better).
+type ModelView = wire.Model
 
 func ptr[T any](v T) *T { return &v }
 
@@ -260,7 +196,7 @@ func (a *Account) modelView(m *model) ModelView {
 		v.TrainedModelID = &f.trainedModelID
 		f.tokenSpeed = 35 + float64(h%200)/10
 		f.responseTime = 0.4 + float64(h%80)/100
-		v.Metrics = &Metrics{
+		v.Metrics = &wire.Metrics{
 			Accuracy:            0.85 + float64(h%100)/1000,
 			Loss:                0.15 + float64(h%50)/1000,
 			ValidationAccuracy:  0.82 + float64(h%90)/1000,
@@ -270,7 +206,7 @@ func (a *Account) modelView(m *model) ModelView {
 		}
 		if d := a.modelData(m); d != nil {
 			size, rows := d.totals()
-			v.DatasetInfo = &DatasetInfo{Name: d.name, Size: size, Samples: rows, DataType: d.kind(), Updated: d.updatedAt}
+			v.DatasetInfo = &wire.DatasetInfo{Name: d.name, Size: size, Samples: rows, DataType: d.kind(), Updated: d.updatedAt}
 		}
 	}
 	return v
