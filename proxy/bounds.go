@@ -28,12 +28,15 @@ type Bounds struct {
 // The default bounds: the suite's stream bounds (bound.Stream), a header
 // wait of 2 minutes (a model create may take long to answer on a real
 // deployment).
-const (
-	DefaultMaxAnswer      = 32 << 20 // bound.Stream's
-	DefaultStreamIdle     = 30 * time.Second
-	DefaultStreamDuration = 2 * time.Minute
-	DefaultAnswerTimeout  = 2 * time.Minute
+var (
+	DefaultMaxAnswer      = bound.Stream.Bytes
+	DefaultStreamIdle     = bound.Stream.Idle
+	DefaultStreamDuration = bound.Stream.Duration
 )
+
+// DefaultAnswerTimeout is the proxy's own: the suite bounds a wait for
+// headers per check, the proxy per answer.
+const DefaultAnswerTimeout = 2 * time.Minute
 
 // DefaultBounds are the bounds of New.
 var DefaultBounds = Bounds{Answer: DefaultMaxAnswer, StreamIdle: DefaultStreamIdle,
