@@ -155,6 +155,8 @@ type driver struct {
 	// trained models of a dataset with files and of one without.
 	met          map[string]bool
 	fed, starved *refmodel.Resource
+	// started are the groups prestart put on their way, by kind.
+	started map[string][]started
 }
 
 // Drive runs the whole sequence against the server send reaches, until it
@@ -163,7 +165,7 @@ func Drive(ctx context.Context, send Sender, cfg Config) *Run {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 20 * time.Second
 	}
-	d := &driver{ctx: ctx, cfg: cfg, send: send, cat: Catalog(), met: map[string]bool{},
+	d := &driver{ctx: ctx, cfg: cfg, send: send, cat: Catalog(), met: map[string]bool{}, started: map[string][]started{},
 		m:   refmodel.New(refmodel.Config{Frozen: cfg.Clock != nil}),
 		run: &Run{Seed: cfg.Seed, Cover: map[string]map[int]int{}, Toured: map[string]map[string]int{}, Reached: map[string]int{}, Why: map[string]string{}}}
 	d.run.Dims = d.cat.Derive()

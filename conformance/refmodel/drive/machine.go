@@ -52,56 +52,87 @@ func (d *driver) tourMachine(k *inputs.Kind) {
 	}
 }
 
+// started is a group of resources of a kind put on their way to a state
+// the clock reaches (completed, failed) before the passes that need no
+// wait, so that their runs overlap those passes.
+type started struct {
+	state string
+	ids   []string
+	// want are the states the clock moves them to.
+	want []string
+}
+
+// prestart starts, for each kind whose clock moves after an action (an
+// evaluation's run), the groups the tour will meet in the states the
+// clock reaches: made from the data models and kept from the passes in
+// between (nothing else may change them), they run while those passes
+// are sent.
+func (d *driver) prestart() {
+	d.g.key = refmodel.KeyA
+	for _, k := range d.cat.Kinds {
+		m := k.Machine
+		if m == nil || clockFromStart(m) || k.Create == nil {
+			continue
+		}
+		changing, _ := d.touching(k)
+		for _, s := range m.States {
+			if slices.Contains(m.Initial, s) {
+				continue
+			}
+			to, ok := d.route(k, s)
+			if !ok || to == s {
+				continue
+			}
+			ids := d.makeN(k, 1+len(changing), nil, d.parentFor(s))
+			d.startTo(k, ids, s)
+			for _, id := range ids {
+				d.g.kept[k.Param+"/"+id] = true
+			}
+			d.started[k.Param] = append(d.started[k.Param], started{state: s, ids: ids, want: m.Clock[to]})
+		}
+	}
+}
+
+// parentFor is the data model a resource bound for state s is made from:
+// the starved one for the state its runs end in without files (D-12).
+func (d *driver) parentFor(s string) *refmodel.Resource {
+	if s == starvedEnds {
+		return d.starved
+	}
+	return d.fed
+}
+
 // tourActed tours k, whose clock moves after an action (an evaluation's
-// run), in each state of its machine. The states the clock must reach
-// (completed, failed) are started first and awaited together once the
-// others (pending, running) are toured: their runs overlap that tour and
-// each other, rather than one wait after another.
+// run), in each state of its machine: those the actions reach at once
+// (pending, running) now, then those the clock reaches (completed,
+// failed) in the groups prestart started, once the clock has moved them.
 func (d *driver) tourActed(k *inputs.Kind, changing, shared []*inputs.Op, n int) {
 	m := k.Machine
-	parent := func(s string) *refmodel.Resource {
-		if s == starvedEnds {
-			return d.starved
-		}
-		return d.fed
-	}
-	type group struct {
-		state string
-		ids   []string
-	}
-	var waiting []group
-	var all, want []string
-	for _, s := range m.States {
-		if slices.Contains(m.Initial, s) {
-			continue
-		}
-		if to, ok := d.route(k, s); ok && to != s {
-			ids := d.makeN(k, n, nil, parent(s))
-			d.startTo(k, ids, s)
-			waiting = append(waiting, group{s, ids})
-			all = append(all, ids...)
-			for _, w := range m.Clock[to] {
-				if !slices.Contains(want, w) {
-					want = append(want, w)
-				}
-			}
-		}
-	}
+	groups := d.started[k.Param]
 	for _, s := range m.States {
 		if to, ok := d.route(k, s); ok && to != s {
 			continue
 		}
-		ids := d.makeN(k, n, nil, parent(s))
+		ids := d.makeN(k, n, nil, d.parentFor(s))
 		if !slices.Contains(m.Initial, s) && !d.actTo(k, ids, s) {
 			continue
 		}
 		d.touring(k, changing, shared, ids, nil)
 	}
+	var all, want []string
+	for _, gr := range groups {
+		all = append(all, gr.ids...)
+		for _, w := range gr.want {
+			if !slices.Contains(want, w) {
+				want = append(want, w)
+			}
+		}
+	}
 	if len(all) > 0 {
 		d.advance(d.cfg.Eval, k.Param, all, want...)
 	}
-	for _, w := range waiting {
-		d.touring(k, changing, shared, w.ids, nil)
+	for _, gr := range groups {
+		d.touring(k, changing, shared, gr.ids, nil)
 	}
 }
 

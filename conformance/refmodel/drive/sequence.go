@@ -44,8 +44,10 @@ func (d *driver) drive() {
 	// and the effects: those wait for states (a model's training, an
 	// evaluation's run), and a run whose time is up must have sent every
 	// dimension that needs no wait first. The two models those passes
-	// work from train at once.
+	// work from train at once, and the runs the tour awaits start before
+	// the input pass, which they overlap.
 	d.dataModels()
+	d.prestart()
 	d.dimensions()
 	d.secondKey()
 	d.bursts()
