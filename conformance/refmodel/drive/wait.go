@@ -1,9 +1,11 @@
 package drive
 
 import (
+	"maps"
 	"slices"
 	"time"
 
+	"contractkit/conformance/inputs"
 	"contractkit/conformance/refmodel"
 	"contractkit/judge"
 )
@@ -72,6 +74,9 @@ func (d *driver) awaitAs(k refmodel.Key, kind string, ids []string, want []strin
 func (d *driver) confirm(step int, fs []judge.Finding) {
 	d.replay = true
 	defer func() { d.replay = false }()
+	if d.confirmAnew(step, fs) {
+		return
+	}
 	c := d.run.Steps[step].Call
 	for kind, id := range d.named(c) {
 		d.read(kind, id)
@@ -127,4 +132,76 @@ func idText(v any) string {
 		return id.String()
 	}
 	return ""
+}
+
+// confirmAnew confirms a timing finding of a delete that took (a running
+// evaluation deleted, the refusal sent before it let through): the delete
+// removed what it broke on, so sending it again meets nothing. The
+// scenario is replayed on a fresh resource instead — made, put in the
+// state the delete must refuse, and sent the same call (twice when the
+// step repeated the one before it). A finding is confirmed when the last
+// call breaks the same rule again, unconfirmed otherwise; false when the
+// step is not such a delete (confirm replays it as it is).
+func (d *driver) confirmAnew(step int, fs []judge.Finding) bool {
+	st := d.run.Steps[step]
+	op := d.cat.Op(st.Call.Op)
+	if op == nil || op.Role != inputs.RoleDelete || st.Status/100 != 2 || op.Kind == nil || op.Kind.Machine == nil {
+		return false
+	}
+	k, id := op.Kind, st.Call.Path[op.Kind.Param]
+	var refusing []string
+	for _, e := range op.Effects {
+		if e.Rule == "state" {
+			refusing = append(refusing, e.RefusedIn...)
+		}
+	}
+	if id == "" || len(refusing) == 0 {
+		return false
+	}
+	fresh := ""
+	for _, s := range refusing {
+		if ids := d.makeN(k, 1, nil, d.fed); len(ids) == 1 && ids[0] != "" && d.actTo(k, ids, s) {
+			fresh = ids[0]
+			break
+		}
+	}
+	at := -1
+	if fresh != "" {
+		aim := func(c refmodel.Call) refmodel.Call {
+			c.Path = maps.Clone(c.Path)
+			c.Path[k.Param] = fresh
+			return c
+		}
+		if step > 0 {
+			if prev := d.run.Steps[step-1]; prev.Call.Op == st.Call.Op && prev.Call.Path[k.Param] == id && prev.Status/100 == 4 {
+				d.do(aim(prev.Call))
+			}
+		}
+		at = len(d.run.Steps)
+		d.do(aim(st.Call))
+		if at >= len(d.run.Steps) {
+			at = -1
+		}
+	}
+	for _, f := range fs {
+		found := Found{Step: step, Finding: f, Replay: at}
+		if at >= 0 && breaksAgain(d.run.Steps[at].Verdict, f) {
+			d.run.Found = append(d.run.Found, found)
+		} else {
+			d.run.Unconfirmed = append(d.run.Unconfirmed, found)
+		}
+	}
+	return true
+}
+
+// breaksAgain reports whether a verdict on another resource breaks the
+// rule f broke: the same operation, side, pointer, rule, decision and
+// class (what it expected names the other resource).
+func breaksAgain(v refmodel.Verdict, f judge.Finding) bool {
+	for _, g := range slices.Concat(v.Findings, v.Timing) {
+		if g.Operation == f.Operation && g.Side == f.Side && g.Pointer == f.Pointer && g.Rule == f.Rule && g.Decision == f.Decision && g.Class == f.Class {
+			return true
+		}
+	}
+	return false
 }
