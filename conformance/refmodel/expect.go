@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -381,4 +382,31 @@ func (m *Model) wholeKind(a *account, k *kind) bool {
 		}
 	}
 	return true
+}
+
+// encodingOf names how a call spells its media types other than the plain
+// way a server takes (D-49): a Content-Type with parameters or in another
+// case, one on a call without a body, an Accept list, a wildcard or
+// parameters; "" when it spells them plainly.
+func encodingOf(c Call, op *operation) string {
+	var out []string
+	switch ct := strings.TrimSpace(c.ContentType); {
+	case ct == "":
+	case c.Body == nil && c.Raw == nil && c.Form == nil:
+		out = append(out, "a Content-Type on a call without a body")
+	case !plainType(ct):
+		out = append(out, "Content-Type: "+ct)
+	}
+	if a := strings.TrimSpace(c.Accept); a != "" && !slices.Contains(op.negotiate, a) && a != op.media && a != "application/json" {
+		out = append(out, "Accept: "+a)
+	}
+	return strings.Join(out, " and ")
+}
+
+// plainType reports whether a Content-Type is its media type spelt in
+// lower case with no parameter but a multipart form's boundary.
+func plainType(ct string) bool {
+	mt, params, err := mime.ParseMediaType(ct)
+	delete(params, "boundary")
+	return err == nil && len(params) == 0 && strings.HasPrefix(ct, mt)
 }

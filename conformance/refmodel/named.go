@@ -184,6 +184,7 @@ func (m *Model) named(x *expectation, l leaf) bool {
 // accept remembers the values of a call the server answered with a
 // success.
 func (m *Model) accept(x *expectation) {
+	m.took[x.op.id] = true
 	for _, l := range m.leaves(x) {
 		key := x.op.id + " " + l.key
 		a := m.accepted[key]

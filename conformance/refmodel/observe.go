@@ -101,9 +101,17 @@ func (j *judging) refused() {
 	if len(x.reasons) == 0 {
 		b, class := x.success, x.success.class()
 		why := "a valid request"
-		if len(x.unnamed) > 0 {
+		switch enc := encodingOf(x.call, x.op); {
+		case len(x.unnamed) > 0:
 			class = judge.Noted
 			why = "a valid request; the reference names no limit on " + strings.Join(x.unnamed, ", ")
+		case enc != "" && j.m.took[x.op.id]:
+			// The server takes this operation's requests: one that
+			// differs only in how its media types are spelt is the same
+			// request (D-49, a reading of the seed's JSON over HTTP, §1),
+			// whatever the operation's own success rests on.
+			b, class = basis{clause: "1"}, judge.Declared
+			why = "a valid request; " + enc + " is read as the plain media type (D-49)"
 		}
 		j.out.Findings = append(j.out.Findings, j.finding("status", "refused-valid", "2xx ("+why+")", strconv.Itoa(code), b, class))
 	} else if codes := x.codes(); len(codes) > 0 && !slices.Contains(codes, code) {

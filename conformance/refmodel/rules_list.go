@@ -49,7 +49,11 @@ func (m *Model) listingOf(x *expectation) *listing {
 			continue
 		}
 		l.filter[p.Name] = call.Query.Get(p.Name)
-		if d, ok := p.Extensions["x-decision"].(map[string]any); ok && d["class"] == "decided" {
+		if d, ok := p.Extensions["x-decision"].(map[string]any); ok && d["class"] == "decided" && !m.honoured[op.id+" "+p.Name] {
+			// The parameter's name is decided: a server that filters by
+			// another name differs from a decision. Once it has filtered
+			// by this one, a wrong filter breaks the rule the list's own
+			// clause states (filtering by status, §3.1 rule 2).
 			row, _ := d["row"].(string)
 			l.filterBasis = basis{decision: row}
 		}
@@ -219,7 +223,33 @@ func ruleList(c *cell) {
 	if !l.paged {
 		l.sc.whole, l.sc.phantoms = true, 0
 	}
+	c.j.m.learnFilter(c.j.x, l, ids)
 	c.j.m.walkPage(c, l, ids)
+}
+
+// learnFilter notes the filters a server honours: a first page, not full,
+// whose items all fit the filter and that leaves out a live record the
+// model knows does not — what a server ignoring the filter would have
+// listed.
+func (m *Model) learnFilter(x *expectation, l *listing, ids []string) {
+	if len(l.filter) == 0 || l.offset != 0 || (l.size > 0 && len(ids) >= l.size) {
+		return
+	}
+	listed := map[string]bool{}
+	for _, id := range ids {
+		listed[id] = true
+		if r := x.acct.find(l.k, id); r == nil || m.filterFit(r, l.filter) != 1 {
+			return
+		}
+	}
+	for _, r := range x.acct.live(l.k, l.parent) {
+		if r.gone == live && !listed[r.id] && m.filterFit(r, l.filter) == -1 {
+			for name := range l.filter {
+				m.honoured[x.op.id+" "+name] = true
+			}
+			return
+		}
+	}
 }
 
 // window is the page of list at offset, size items.

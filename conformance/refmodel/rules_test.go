@@ -317,3 +317,51 @@ func TestAnAcceptedTextsShapeCountsDigitsAsOne(t *testing.T) {
 	wantFinding(t, m, ask("leave #1"), refused, "status", "refused-valid", judge.Noted)
 	wantFinding(t, m, ask("leave 4242"), refused, "status", "refused-valid", judge.Noted)
 }
+
+// A request spelt otherwise than plainly — a charset on its media type, the
+// type in another case, an Accept list — is the request a server took
+// plainly (D-49, the seed's JSON over HTTP): refusing it is a declared
+// break, whatever the operation's own success rests on (an evaluation's
+// update rests on a decision).
+func TestARefusedEncodingIsDeclared(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	clean(t, m, refmodel.Call{Op: "createEvaluation", Key: refmodel.KeyA, Body: map[string]any{"name": "Weekly", "model_id": json.Number("2")}},
+		ok(t, `{"status":"success","data":{"id":5,"name":"Weekly","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":`+ts1+`,"updated_at":`+ts1+`}}`))
+	update := func(name, ctype string) refmodel.Call {
+		return refmodel.Call{Op: "updateEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": "5"}, Body: map[string]any{"name": name}, ContentType: ctype}
+	}
+	refused := answer(t, 400, `{"status":"error","message":"Content-Type must be application/json"}`)
+	updated := func(name string) refmodel.Answer {
+		return ok(t, `{"status":"success","data":{"id":5,"name":"`+name+`","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":`+ts1+`,"updated_at":`+ts1+`}}`)
+	}
+	clean(t, m, update("Weekly 1", ""), updated("Weekly 1"))
+	for _, ct := range []string{"application/json; charset=utf-8", "Application/JSON"} {
+		wantFinding(t, m, update("Weekly 2", ct), refused, "status", "refused-valid", judge.Declared)
+	}
+	// Spelt plainly, a refusal keeps the class of what the success rests on.
+	wantFinding(t, m, update("Weekly 2", "application/json"), refused, "status", "refused-valid", judge.Decided)
+}
+
+// The list filter's name is decided (D-05); filtering by status is the
+// seed's (§3.1 rule 2). A server seen to filter by the name, that lists an
+// evaluation of another status under it, breaks the declared rule; before
+// it was seen filtering, the difference may be the name's.
+func TestAHonouredFiltersBreakIsDeclared(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	for i, name := range []string{"First", "Second"} {
+		id := string(rune('5' + i))
+		clean(t, m, refmodel.Call{Op: "createEvaluation", Key: refmodel.KeyA, Body: map[string]any{"name": name, "model_id": json.Number("2")}},
+			ok(t, `{"status":"success","data":{"id":`+id+`,"name":"`+name+`","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":`+ts1+`,"updated_at":`+ts1+`}}`))
+	}
+	ev := `{"id":5,"name":"First","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":` + ts1 + `,"updated_at":` + ts1 + `}`
+	by := func(status string) refmodel.Call {
+		return refmodel.Call{Op: "listEvaluations", Key: refmodel.KeyA, Query: query("status", status)}
+	}
+	wrong := ok(t, `{"status":"success","data":{"evaluations":[`+ev+`],"page":1,"per_page":20,"total":1}}`)
+	wantFinding(t, m, by("failed"), wrong, "/data/evaluations/0/status", "list:filter", judge.Decided)
+	// Filtered by status: no running evaluation, the two pending left out.
+	clean(t, m, by("running"), ok(t, `{"status":"success","data":{"evaluations":[],"page":1,"per_page":20,"total":0}}`))
+	wantFinding(t, m, by("failed"), wrong, "/data/evaluations/0/status", "list:filter", judge.Declared)
+}

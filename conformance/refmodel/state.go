@@ -50,6 +50,11 @@ type Model struct {
 	// accepted are the request values a success answered, per operation
 	// and field: a later refusal of the same values is not a limit.
 	accepted map[string]*accepted
+	// took are the operations the server answered with a success.
+	took map[string]bool
+	// honoured are the list filters (operation and parameter) the server
+	// was seen to apply.
+	honoured map[string]bool
 	walks    map[walkKey]*walk
 	// strict and declared validate requests (spec views).
 	strict, declared *spec.Contract
@@ -61,7 +66,7 @@ func New(cfg Config) *Model {
 	if doc == nil {
 		doc = spec.Strict().Kin
 	}
-	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]*accepted{},
+	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]*accepted{}, took: map[string]bool{}, honoured: map[string]bool{},
 		walks: map[walkKey]*walk{}, strict: spec.Strict(), declared: spec.Declared()}
 	for i := range m.accts {
 		m.accts[i] = &account{idx: i, byID: map[*kind]map[string]*record{}, scopes: map[scopeKey]*scope{}}
