@@ -70,6 +70,13 @@ var inputMutants = []Mutant{
 		Request: refuseKeyed(http.StatusUnsupportedMediaType, func(x *Exchange) bool {
 			return strings.Contains(strings.ToLower(x.Req.Header.Get("Content-Type")), "charset")
 		})},
+	{Name: "encoding-charset-refused-evaluation-writes", Area: "model", Model: true,
+		Breaks: "an evaluation's update and its RAGAS run refuse a JSON body sent as application/json; charset=utf-8 or in another case (400): the two handlers compare the header as one client sent it",
+		Request: refuseKeyed(http.StatusBadRequest, func(x *Exchange) bool {
+			ct := x.Req.Header.Get("Content-Type")
+			return x.is(opEvaluationWrites) && ct != "" && ct != "application/json"
+		}),
+		Answer: refusedWith},
 	{Name: "encoding-media-type-case", Area: "model", Model: true,
 		Breaks: "a JSON body sent as Application/JSON is refused 400 (the media type compared case-sensitively)",
 		Request: refuseKeyed(http.StatusBadRequest, func(x *Exchange) bool {
@@ -132,6 +139,16 @@ var inputMutants = []Mutant{
 					x.Req.URL.Path = pathDatasets + "/" + real
 					return
 				}
+			}
+		}},
+
+	{Name: "filter-status-failed-ignored", Area: "model", Model: true,
+		Breaks: "the evaluation list filters by pending, running and completed but ignores status=failed (the value missing from the filter's index): every evaluation is listed",
+		Request: func(x *Exchange) {
+			if x.is(opListEvaluations) && x.Req.URL.Query().Get("status") == "failed" {
+				q := x.Req.URL.Query()
+				q.Del("status")
+				x.Req.URL.RawQuery = q.Encode()
 			}
 		}},
 
