@@ -152,6 +152,10 @@ var inputMutants = []Mutant{
 			}
 		}},
 
+	{Name: "burst-429-plain-text", Area: "model", Model: true,
+		Breaks: "more than six calls of one key at once are shed with 429 and a text/plain body (a concurrency limit in front of the API, not its error envelope)",
+		Serve:  shedBursts},
+
 	// ---- a call repeated ----
 	{Name: "repeat-running-delete-second-accepted", Area: "model", Model: true,
 		Breaks:  "a delete of a running evaluation is refused (409) once and marked: the same delete sent again answers 200",

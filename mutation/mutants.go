@@ -148,9 +148,6 @@ var mutants = []Mutant{
 				x.Req.URL.RawQuery = q.Encode()
 			}
 		}},
-	{Name: "burst-429-plain-text", Area: "errors",
-		Breaks: "more than six calls of one key at once are shed with 429 and a text/plain body (a concurrency limit in front of the API, not its error envelope)",
-		Serve:  shedBursts},
 	{Name: "not-found-as-200", Area: "errors", Breaks: "an unknown id is answered 200",
 		Answer: onStatus(http.StatusNotFound, func(_ *Exchange, a *Answer) {
 			a.Status, a.Body = http.StatusOK, []byte(`{"status":"success","data":{}}`)

@@ -11,11 +11,14 @@ import (
 // at once: fewer than the burst a page load sends (about eight).
 const maxInFlight = 6
 
-// overlapHold is how long a call that arrives while another of its key is
-// answered waits before it is: the mock answers a read in a fraction of a
-// millisecond, and a real server's calls overlap for longer. Calls sent
-// one after another never wait.
-const overlapHold = 50 * time.Millisecond
+// serviceTime and overlapHold are how long a call is held before the mock
+// answers it, alone and while another call of its key is answered: the
+// mock answers a read in a fraction of a millisecond, and a real server's
+// calls of one burst overlap for longer.
+const (
+	serviceTime = 5 * time.Millisecond
+	overlapHold = 50 * time.Millisecond
+)
 
 // inFlight counts the calls of each key being answered.
 var inFlight = struct {
@@ -49,13 +52,15 @@ func shedBursts(x *Exchange, w http.ResponseWriter) bool {
 		inFlight.n[key]--
 		inFlight.Unlock()
 	}()
+	hold := serviceTime
 	if busy {
-		t := time.NewTimer(overlapHold)
-		select {
-		case <-t.C:
-		case <-x.Req.Context().Done():
-			t.Stop()
-		}
+		hold = overlapHold
+	}
+	t := time.NewTimer(hold)
+	select {
+	case <-t.C:
+	case <-x.Req.Context().Done():
+		t.Stop()
 	}
 	x.next.ServeHTTP(w, x.Req)
 	return true

@@ -35,7 +35,10 @@ func (m *Model) Observe(c Call, a Answer) Verdict {
 	}
 	j := &judging{m: m, x: x, a: a}
 	switch {
-	case a.Status == 0 || a.Status == 429 || a.Status >= 500:
+	case a.Status == 429:
+		m.unsure(x)
+		j.rateLimited()
+	case a.Status == 0 || a.Status >= 500:
 		m.unsure(x)
 	case a.Status >= 200 && a.Status < 300:
 		j.success()
@@ -283,5 +286,18 @@ func (j *judging) negotiated(isJSON bool) {
 			accept = "none"
 		}
 		j.out.Findings = append(j.out.Findings, j.finding("content-type", "negotiate", want+" (Accept: "+accept+")", got, b, b.class()))
+	}
+}
+
+// rateLimited judges a 429 the client did not wait out: it teaches nothing
+// of the state, and its body is the error envelope all the same (§7; a
+// limit in front of the API that writes plain text breaks it).
+func (j *judging) rateLimited() {
+	body, ok := object(j.a.Body)
+	switch {
+	case !ok && j.a.Stream == nil:
+		j.find("body", "json", "a JSON object (the error envelope)", "an answer that is not one", basis{clause: "7"})
+	case ok && j.x.op.failure != nil:
+		j.walkObject(frame{}, j.x.op.failure, body, "")
 	}
 }

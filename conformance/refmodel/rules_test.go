@@ -196,10 +196,16 @@ func TestLostAnswersTeachNothing(t *testing.T) {
 	world(t, m)
 	create := refmodel.Call{Op: "createEvaluation", Key: refmodel.KeyA, Body: map[string]any{"name": "Lost", "model_id": json.Number("2")}}
 	for _, status := range []int{0, 429, 500, 503} {
-		if v := m.Observe(create, refmodel.Answer{Status: status}); len(v.Findings)+len(v.Timing) != 0 {
+		a := refmodel.Answer{Status: status}
+		if status == 429 {
+			a = answer(t, 429, `{"status":"error","message":"slow down"}`) // a 429 is the error envelope (§7)
+		}
+		if v := m.Observe(create, a); len(v.Findings)+len(v.Timing) != 0 {
 			t.Fatalf("%d: %v", status, v.Findings)
 		}
 	}
+	// A 429 that is not the envelope is judged, and teaches nothing either.
+	wantFinding(t, m, create, refmodel.Answer{Status: 429, Body: "Too Many Requests"}, "body", "json", judge.Declared)
 	// Four creates may have made an evaluation: a list showing one the
 	// model never saw is no break, and the name may now be taken.
 	if e := m.Expect(refmodel.Call{Op: "createEvaluation", Key: refmodel.KeyA, Body: map[string]any{"name": "LOST", "model_id": json.Number("2")}}); !e.Success || len(e.Refusals) != 1 || e.Refusals[0].Must {

@@ -138,10 +138,10 @@ func idText(v any) string {
 // evaluation deleted, the refusal sent before it let through): the delete
 // removed what it broke on, so sending it again meets nothing. The
 // scenario is replayed on a fresh resource instead — made, put in the
-// state the delete must refuse, and sent the same call (twice when the
-// step repeated the one before it). A finding is confirmed when the last
-// call breaks the same rule again, unconfirmed otherwise; false when the
-// step is not such a delete (confirm replays it as it is).
+// state the delete must refuse, and sent the same call, again when it is
+// refused. A finding is confirmed when the last call breaks the same rule
+// again, unconfirmed otherwise; false when the step is not such a delete
+// (confirm replays it as it is).
 func (d *driver) confirmAnew(step int, fs []judge.Finding) bool {
 	st := d.run.Steps[step]
 	op := d.cat.Op(st.Call.Op)
@@ -172,15 +172,17 @@ func (d *driver) confirmAnew(step int, fs []judge.Finding) bool {
 			c.Path[k.Param] = fresh
 			return c
 		}
-		if step > 0 {
-			if prev := d.run.Steps[step-1]; prev.Call.Op == st.Call.Op && prev.Call.Path[k.Param] == id && prev.Status/100 == 4 {
-				d.do(aim(prev.Call))
+		// Refused, it is sent again, as a client retries: a server that
+		// lets a delete through once it refused it (the break the step
+		// may have shown: its own refusal came earlier) does it again.
+		for range 2 {
+			at = len(d.run.Steps)
+			if a := d.do(aim(st.Call)); at >= len(d.run.Steps) {
+				at = -1
+				break
+			} else if a.Status/100 != 4 {
+				break
 			}
-		}
-		at = len(d.run.Steps)
-		d.do(aim(st.Call))
-		if at >= len(d.run.Steps) {
-			at = -1
 		}
 	}
 	for _, f := range fs {
