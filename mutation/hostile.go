@@ -77,22 +77,22 @@ var hostiles = []Mutant{
 		}},
 	{Name: "hostile-dataset-list-garbage", Area: "datasets", Hostile: true,
 		Breaks: "the dataset list is 64 KiB of binary noise labelled application/json",
-		Serve: onServe(opHostileListDatasets, func(_ *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opListDatasets, func(_ *Exchange, w http.ResponseWriter) {
 			hostile.Garbage(w, 64<<10)
 		})},
 	{Name: "hostile-evaluation-list-reset", Area: "evaluations", Hostile: true,
 		Breaks: "the evaluation list resets the connection (TCP RST) without an answer",
-		Serve: onServe(opHostileListEvaluations, func(_ *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opListEvaluations, func(_ *Exchange, w http.ResponseWriter) {
 			_ = hostile.Reset(w) // HTTP/2 cannot be reset this way: the mock serves HTTP/1
 		})},
 	{Name: "hostile-conversation-list-nested", Area: "conversations", Hostile: true,
 		Breaks: "the conversation list is JSON nested 200,000 deep",
-		Serve: onServe(opHostileListConversations, func(_ *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opListConversations, func(_ *Exchange, w http.ResponseWriter) {
 			hostile.Nested(w, 200_000)
 		})},
 	{Name: "hostile-dataset-headers-endless", Area: "datasets", Hostile: true,
 		Breaks: "a GET of one dataset sends headers that never end",
-		Serve: onServe(opHostileGetDataset, func(x *Exchange, w http.ResponseWriter) {
+		Serve: onServe(opGetDataset, func(x *Exchange, w http.ResponseWriter) {
 			_ = hostile.EndlessHeaders(w, x.Client, floodCap)
 		})},
 }
@@ -121,14 +121,12 @@ func endlessAnswer(x *Exchange, w http.ResponseWriter) {
 	hostile.Repeat(x.Client.Context(), out, hostile.Filler(' '), 0, floodCap)
 }
 
-// The operations the hostile servers misbehave on.
+// The operations the hostile servers misbehave on that no other mutant
+// names (the others' sets are shared: opListDatasets, opGetDataset,
+// opListEvaluations, opListConversations).
 var (
-	opHostileListModels        = ops(spec.OpListModels)
-	opHostileGetModel          = ops(spec.OpGetModel)
-	opHostileListDatasets      = ops(spec.OpListDatasets)
-	opHostileGetDataset        = ops(spec.OpGetDataset)
-	opHostileListEvaluations   = ops(spec.OpListEvaluations)
-	opHostileListConversations = ops(spec.OpListConversations)
+	opHostileListModels = ops(spec.OpListModels)
+	opHostileGetModel   = ops(spec.OpGetModel)
 )
 
 // onServe answers requests to the operations of s with f; others go to
