@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"contractkit/internal/fakeseed"
 	"slices"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 // range because gofakeit's PastDate follows the wall clock.
 type generator struct{ f *gofakeit.Faker }
 
-func newGenerator(seed int64) *generator { return &generator{f: gofakeit.New(uint64(seed))} }
+func newGenerator(seed int64) *generator { return &generator{f: fakeseed.Faker(uint64(seed))} }
 
 var (
 	genFrom = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"contractkit/exchange"
+	"contractkit/internal/fakeseed"
 
-	"github.com/brianvoe/gofakeit/v7"
 	"github.com/getkin/kin-openapi/openapi3"
 	"pgregory.net/rapid"
 )
@@ -89,12 +89,12 @@ func (g gen) text(s *openapi3.Schema, label string) string {
 	case 0:
 		v = "ok"
 	case 1:
-		f := gofakeit.New(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
+		f := fakeseed.Faker(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
 		v = f.Sentence()
 	case 2:
 		v = unusualText[g.pick(len(unusualText), label+".unusual")]
 	case 3:
-		f := gofakeit.New(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
+		f := fakeseed.Faker(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
 		v = unusualText[g.pick(len(unusualText), label+".unusual")] + " " + f.Company()
 	case 4:
 		// At a bound: the longest the contract allows (in characters, as
@@ -320,7 +320,7 @@ func flatten(s *openapi3.Schema) *openapi3.Schema {
 
 // exploreFile is an upload file part with a name and text outside ASCII.
 func (g gen) file(label string) exchange.FormFile {
-	f := gofakeit.New(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
+	f := fakeseed.Faker(uint64(rapid.IntRange(0, 1<<16).Draw(g.t, label+".fake")))
 	names := []string{"Přehled školení.md", "poznámky.txt", "数据.md", "notes.md", "report 📊.txt"}
 	name := names[g.pick(len(names), label+".name")]
 	body := "# " + unusualText[g.pick(len(unusualText), label+".title")] + "\n\n" + f.Paragraph() + "\n"

@@ -31,9 +31,6 @@ var openers = []string{
 // hash of the normalised query.
 func generatedPieces(query string, opt Options, want int) []piece {
 	seed := uint64(opt.Seed) + queryHash(query)
-	if seed == 0 {
-		seed = 0x9E3779B97F4A7C15 // gofakeit.New(0) would seed from crypto randomness
-	}
 	terms := keyTerms(query, 4)
 	topic := joinTerms(terms)
 	if topic == "" {

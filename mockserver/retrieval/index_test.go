@@ -1,13 +1,12 @@
 package retrieval
 
 import (
+	"contractkit/internal/fakeseed"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/brianvoe/gofakeit/v7"
 )
 
 // terms returns the indexable terms of s.
@@ -266,7 +265,7 @@ func TestIndexConcurrent(t *testing.T) {
 }
 
 func BenchmarkSearch(b *testing.B) {
-	f := gofakeit.New(7)
+	f := fakeseed.Faker(7)
 	ix := NewIndex()
 	for i := range 700 { // ~2k passages of three sentences
 		var sb strings.Builder

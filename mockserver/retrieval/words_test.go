@@ -1,6 +1,6 @@
 package retrieval
 
-import "github.com/brianvoe/gofakeit/v7"
+import "contractkit/internal/fakeseed"
 
 // testWords are the mock's words (package store draws them the same way).
-func testWords(seed uint64) Words { return gofakeit.New(seed) }
+func testWords(seed uint64) Words { return fakeseed.Faker(seed) }
