@@ -1,6 +1,8 @@
 package mutation
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,44 @@ func TestInputMutantsCoverEveryShape(t *testing.T) {
 	for _, v := range inputLatitude {
 		if !v.Model {
 			t.Errorf("%s: a variant where the model has latitude is Model", v.Name)
+		}
+	}
+}
+
+// TestARefusalAnswersTheStatusItStates: a mutant that refuses a request
+// answers with the status its rule names (415 for a charset, 406 for an
+// Accept list), never with the 404 of the path the refused request is sent
+// to, and a request it does not refuse passes untouched.
+func TestARefusalAnswersTheStatusItStates(t *testing.T) {
+	for _, tc := range []struct {
+		mutant, header, value string
+		want                  int
+	}{
+		{"encoding-charset-refused", "Content-Type", "application/json; charset=utf-8", http.StatusUnsupportedMediaType},
+		{"encoding-accept-list-406", "Accept", "application/json, text/plain, */*", http.StatusNotAcceptable},
+		{"encoding-media-type-case", "Content-Type", "Application/JSON", http.StatusBadRequest},
+	} {
+		c := wrapped(t, tc.mutant)
+		c.key = bearer(testKeyA)
+		send := func(value string) (int, []byte) {
+			req, _ := http.NewRequest(http.MethodPost, c.url+"/api/v1/user/conversations", strings.NewReader(`{"model_id":1,"title":"t"}`))
+			req.Header.Set("Authorization", c.key)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(tc.header, value)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, b
+		}
+		if status, b := send(tc.value); status != tc.want || !strings.Contains(string(b), `"status":"error"`) {
+			t.Errorf("%s: %s %q got %d %.200s, want %d with the error envelope", tc.mutant, tc.header, tc.value, status, b, tc.want)
+		}
+		plain := "application/json"
+		if status, b := send(plain); status == tc.want || status == http.StatusNotFound && strings.Contains(string(b), "refused") {
+			t.Errorf("%s: %s %q got %d %.200s: refused though the rule does not apply", tc.mutant, tc.header, plain, status, b)
 		}
 	}
 }

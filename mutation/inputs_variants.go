@@ -23,8 +23,7 @@ var inputVariants = []Mutant{
 			if x.ask(http.MethodGet, pathEvaluations+"/"+x.param("evaluation_id"), nil).Code == http.StatusNotFound {
 				refuse(x, http.StatusNotFound)
 			}
-		},
-		Answer: refusedWith},
+		}},
 }
 
 var inputLatitude = []Mutant{
@@ -53,8 +52,7 @@ var inputLatitude = []Mutant{
 			if zeros {
 				refuse(x, http.StatusNotFound)
 			}
-		},
-		Answer: refusedWith},
+		}},
 	{Name: "valid-uuid-any-case", Area: "variant", Valid: true, Model: true,
 		Breaks: "a conversation id in upper case names the conversation (UUIDs are read in any case, D-20)",
 		Request: func(x *Exchange) {

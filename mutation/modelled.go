@@ -174,8 +174,7 @@ var modelled = []Mutant{
 			if e, ok := x.askData(x.Req.URL.Path); ok && dig(e, "status") == "running" {
 				refuse(x, http.StatusConflict)
 			}
-		},
-		Answer: refusedWith},
+		}},
 	{Name: "state-inference-while-training-refused", Area: "model", Model: true, Decided: "D-23",
 		Breaks: "an inference on a model still pending or training is refused (409)",
 		Request: jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
@@ -185,8 +184,7 @@ var modelled = []Mutant{
 				}
 			}
 			return false
-		}),
-		Answer: refusedWith},
+		})},
 	{Name: "state-conversation-on-pending-model-refused", Area: "model", Model: true, Decided: "D-36",
 		Breaks: "a conversation cannot be opened on a model that is still pending (422)",
 		Request: jsonRequest(opCreateConversation, func(x *Exchange, body map[string]any) bool {
@@ -194,8 +192,7 @@ var modelled = []Mutant{
 				refuse(x, http.StatusUnprocessableEntity)
 			}
 			return false
-		}),
-		Answer: refusedWith},
+		})},
 
 	// ---- ids and keys close to real ones ----
 	{Name: "near-key-last-character-ignored", Area: "model", Model: true,
@@ -260,16 +257,14 @@ var modelled = []Mutant{
 				refuse(x, http.StatusUnprocessableEntity)
 			}
 			return false
-		}),
-		Answer: refusedWith},
+		})},
 	{Name: "named-status-failed-refused", Area: "model", Model: true,
 		Breaks: "the evaluation list filtered by status failed (a value §3.1 names) is refused (422)",
 		Request: func(x *Exchange) {
 			if x.is(opListEvaluations) && x.Req.URL.Query().Get("status") == "failed" {
 				refuse(x, http.StatusUnprocessableEntity)
 			}
-		},
-		Answer: refusedWith},
+		}},
 	{Name: "named-temperature-one-refused", Area: "model", Model: true,
 		Breaks: "an inference with temperature 1 (the top of the range §8.1 states) is refused (422)",
 		Request: func(x *Exchange) {
@@ -281,8 +276,7 @@ var modelled = []Mutant{
 				}
 				return false
 			})(x)
-		},
-		Answer: refusedWith},
+		}},
 	// Decided, not declared: that the name is free, so nothing else can be
 	// refused, is D-19's reading.
 	{Name: "named-benchmark-beir-refused", Area: "model", Model: true, Decided: "D-19",
@@ -309,7 +303,8 @@ func refuse(x *Exchange, status int) {
 	}
 }
 
-// refusedWith answers a refused request with the status refuse noted.
+// refusedWith answers a refused request with the status refuse noted
+// (the wrapper calls it for every request sent to refusedPath).
 func refusedWith(x *Exchange, a *Answer) {
 	if status, ok := x.Note.(int); ok {
 		a.Status, a.Body = status, []byte(`{"status":"error","message":"not accepted by this server"}`)

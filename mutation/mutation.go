@@ -273,6 +273,11 @@ func (mw *writer) finish() {
 	if a.Status == 0 {
 		a.Status = http.StatusOK
 	}
+	if mw.x.Req.URL.Path == refusedPath {
+		// A request a mutant refused is answered with the status it
+		// noted, whatever the mutant's own Answer then does.
+		refusedWith(mw.x, a)
+	}
 	if mw.m.Answer != nil {
 		mw.m.Answer(mw.x, a)
 	}
