@@ -2,6 +2,7 @@ package explore
 
 import (
 	"testing"
+	"time"
 
 	"contractkit/exchange"
 )
@@ -119,5 +120,21 @@ func TestAnUnreproducedBreakIsUnconfirmedOnlyWhenTheReplayKeptThePath(t *testing
 				t.Errorf("unconfirmed = %v, want %v", got, !c.wantFailure)
 			}
 		})
+	}
+}
+
+func TestAReplayAfterThePhasesDeadlineSpendsTheShrinkingAllowance(t *testing.T) {
+	past, future := time.Now().Add(-time.Second), time.Now().Add(time.Minute)
+	x := &explorer{deadline: past, budget: 10}
+	if x.spend() {
+		t.Error("a request was spent exploring after the phase's deadline")
+	}
+	x = &explorer{deadline: past, budget: 10, shrinking: true, shrinkUntil: future}
+	if !x.spend() {
+		t.Error("a replay after the phase's deadline got no request within its own allowance")
+	}
+	x = &explorer{deadline: past, budget: 10, shrinking: true, shrinkUntil: past}
+	if x.spend() {
+		t.Error("a replay past its own allowance was spent a request")
 	}
 }

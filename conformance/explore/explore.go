@@ -236,7 +236,11 @@ func newExplorer(ctx context.Context, host Host, cfg Config) *explorer {
 // spend takes one request from the budget; false once it is spent or the
 // deadline has passed.
 func (x *explorer) spend() bool {
-	if time.Now().After(x.deadline) {
+	// While rapid replays and shrinks a failure, its own allowance
+	// bounds it (callDeadline): a failure met near the phase's deadline
+	// is still replayed, so a break that does not happen again is
+	// reported unconfirmed rather than failing untested.
+	if time.Now().After(x.callDeadline()) {
 		x.stopped = "the phase's deadline passed"
 		return false
 	}
