@@ -1,12 +1,12 @@
 package fakeseed
 
 import (
+	"contractkit/internal/gotree"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,24 +62,7 @@ const gofakeitPath = "github.com/brianvoe/gofakeit/v7"
 // unseeded lists the calls of gofakeit.New in the Go files of fsys.
 func unseeded(fsys fs.FS) ([]string, error) {
 	var out []string
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != "." && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || p == "internal/fakeseed") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
+	err := gotree.Files(fsys, func(dir string) bool { return dir == "internal/fakeseed" }, func(p string, src []byte) error {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
 		if err != nil {
@@ -104,7 +87,7 @@ func unseeded(fsys fs.FS) ([]string, error) {
 			}
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "New" {
 				if id, ok := sel.X.(*ast.Ident); ok && id.Name == local {
-					out = append(out, path.Clean(p)+":"+strconv.Itoa(fset.Position(call.Pos()).Line)+
+					out = append(out, p+":"+strconv.Itoa(fset.Position(call.Pos()).Line)+
 						": gofakeit.New: make the faker with fakeseed.Faker (a seed of 0 would be crypto randomness)")
 				}
 			}

@@ -6,13 +6,13 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"contractkit/internal/gotree"
 	"contractkit/spec"
 )
 
@@ -29,24 +29,9 @@ func quoted(fsys fs.FS, c *spec.Contract) ([]string, error) {
 		ids[op.ID] = true
 	}
 	var out []string
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p == "spec" || p != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
-				name == "testdata" || name == "node_modules" || name == "vendor") {
-				return fs.SkipDir
-			}
+	err := gotree.Files(fsys, func(dir string) bool { return dir == "spec" }, func(p string, src []byte) error {
+		if strings.HasSuffix(p, "_test.go") {
 			return nil
-		}
-		if path.Ext(name) != ".go" || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
 		}
 		fset := token.NewFileSet()
 		var s scanner.Scanner
