@@ -217,6 +217,17 @@ var explored = []Mutant{
 				x.Req.URL.RawQuery = q.Encode()
 			}
 		}},
+	{Name: "valid-paging-names-other", Area: "variant", Valid: true,
+		Breaks: "the evaluation list pages by parameters of other names: page and per_page are ignored, every call answers the first page of the default size (the names are decided, D-05)",
+		Request: func(x *Exchange) {
+			if !x.is(opListEvaluations) {
+				return
+			}
+			q := x.Req.URL.Query()
+			q.Del("page")
+			q.Del("per_page")
+			x.Req.URL.RawQuery = q.Encode()
+		}},
 }
 
 // withhold takes field out of the body the mock gets and keeps its value

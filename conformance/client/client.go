@@ -42,8 +42,9 @@ const (
 	AuthNone
 	// AuthRaw sends Request.RawAuth verbatim (a wrong scheme, an unknown key).
 	AuthRaw
-	// AuthNear sends "Bearer <the first key, its last character changed>":
-	// a near miss no account has, redacted like the key itself.
+	// AuthNear sends "Bearer <a near miss of the first key>" (NearKeys,
+	// Request.Near picks which): a key no account has, redacted like the
+	// key itself.
 	AuthNear
 )
 
@@ -66,6 +67,9 @@ type Request struct {
 	Auth   Auth
 	// RawAuth is the Authorization header value when Auth is AuthRaw.
 	RawAuth string
+	// Near is which of NearKeys an AuthNear request carries (0: the last
+	// character changed; beyond the list, counted round it).
+	Near int
 	// NoRetry sends the request once even when it is answered 429: for
 	// the rate-limit checks, which must see the 429 (see retryAfter).
 	NoRetry bool
@@ -142,7 +146,7 @@ func New(base *url.URL, key, key2 string, timeout time.Duration) *Client {
 		opened:  map[*exchange.Exchange]*boundedBody{},
 		stopped: map[string]string{},
 		stall:   bound.NewStall(bound.DefaultStall),
-		redact:  exchange.NewRedactor(key, key2).Also(NearKey(key), "<redacted:near-miss-api-key>"),
+		redact:  nearRedactor(exchange.NewRedactor(key, key2), key),
 		timeout: timeout,
 		// Coverage counts what the contract as written documents; the
 		// declared view relaxes some schemas whole, which would hide
@@ -325,15 +329,75 @@ func (c *Client) finishOpened(x *exchange.Exchange, body []byte, readErr error, 
 	c.settlePending(x)
 }
 
-// NearKey is key with its last character changed ("x", or "y" for an "x"):
-// the reference model's near-miss key (model.NearKey makes the same).
-func NearKey(key string) string {
+// NearKeys are the near misses of key a client sends as a wrong key, each
+// a key no account has that a careless comparison takes for key (§5.3:
+// each must be refused with 401), in this order: its last character
+// changed ("x", or "y" for an "x"); a character appended (a comparison of
+// the key's length of characters, a prefix match); its last character
+// dropped (a comparison of the sent length of characters), from 8
+// characters on, so that what is left is still a key-like string to
+// redact; and its letters in the other case (a comparison that folds
+// case), when it has letters.
+func NearKeys(key string) []string {
+	var out []string
+	for _, n := range nearMisses(key) {
+		out = append(out, n.value)
+	}
+	return out
+}
+
+// nearMiss is a near miss of a key and its name in reports.
+type nearMiss struct{ value, label string }
+
+func nearMisses(key string) []nearMiss {
 	if key == "" {
-		return ""
+		return nil
 	}
 	next := "x"
 	if key[len(key)-1] == 'x' {
 		next = "y"
 	}
-	return key[:len(key)-1] + next
+	out := []nearMiss{
+		{key[:len(key)-1] + next, "<redacted:near-miss-api-key>"},
+		{key + next, "<redacted:api-key-with-a-character-appended>"},
+	}
+	if len(key) >= 8 {
+		out = append(out, nearMiss{key[:len(key)-1], "<redacted:api-key-without-its-last-character>"})
+	}
+	if other := swapCase(key); other != key {
+		out = append(out, nearMiss{other, "<redacted:api-key-in-the-other-case>"})
+	}
+	return out
+}
+
+// nearRedactor redacts the near misses of key too.
+func nearRedactor(r *exchange.Redactor, key string) *exchange.Redactor {
+	for _, n := range nearMisses(key) {
+		r.Also(n.value, n.label)
+	}
+	return r
+}
+
+// nearKey is the near miss an AuthNear request carries: NearKeys's n-th,
+// counted round the list.
+func nearKey(key string, n int) string {
+	near := NearKeys(key)
+	if len(near) == 0 {
+		return ""
+	}
+	return near[((n%len(near))+len(near))%len(near)]
+}
+
+// swapCase turns upper-case ASCII letters to lower case and lower to upper.
+func swapCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
 }

@@ -57,7 +57,7 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	case AuthRaw:
 		req.Header["Authorization"] = []string{r.RawAuth}
 	case AuthNear:
-		req.Header.Set("Authorization", "Bearer "+NearKey(c.key))
+		req.Header.Set("Authorization", "Bearer "+nearKey(c.key, r.Near))
 	}
 	x.RequestHeader = c.redact.Header(req.Header)
 	x.RequestBody = c.redact.String(exchange.Excerpt(shown))

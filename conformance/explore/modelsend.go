@@ -59,7 +59,7 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 	if !ok {
 		return refmodel.Answer{}
 	}
-	r := client.Request{Method: strings.ToUpper(op.Method), Path: op.Path, Query: c.Query, Auth: modelAuth[c.Key]}
+	r := client.Request{Method: strings.ToUpper(op.Method), Path: op.Path, Query: c.Query, Auth: modelAuth[c.Key], Near: c.Near}
 	for name, v := range c.Path {
 		r.Path = strings.ReplaceAll(r.Path, "{"+name+"}", url.PathEscape(v))
 	}

@@ -18,6 +18,10 @@ type Call struct {
 	Op string
 	// Key is the credentials it carries.
 	Key Key
+	// Near is which near miss of a real key a KeyBad call carries: the
+	// sender's n-th (the suite's client.NearKeys: the last character
+	// changed, one appended, the last dropped, the other case).
+	Near int
 	// Path are its path parameters by name.
 	Path map[string]string
 	// Query is its query string.

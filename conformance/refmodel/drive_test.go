@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"contractkit/conformance/client"
 	"contractkit/conformance/refmodel"
 	"contractkit/conformance/refmodel/drive"
 	"contractkit/fixtures"
@@ -159,7 +160,8 @@ func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 	case refmodel.KeyB:
 		r.Header.Set("Authorization", "Bearer "+keyB)
 	case refmodel.KeyBad:
-		r.Header.Set("Authorization", "Bearer "+refmodel.NearKey(keyA))
+		near := client.NearKeys(keyA)
+		r.Header.Set("Authorization", "Bearer "+near[c.Near%len(near)])
 	}
 	resp, err := h.client.Do(r)
 	if err != nil {

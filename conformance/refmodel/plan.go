@@ -115,19 +115,3 @@ func oneOff(s string) string {
 	}
 	return ""
 }
-
-// NearKey is a key no account has that differs from key only in its last
-// character: a call carrying it must be refused with 401 (§5.3), like one
-// with no key. The model never keeps keys; a caller that has one makes its
-// near miss here, and sends the call with KeyBad.
-func NearKey(key string) string {
-	if key == "" {
-		return "x"
-	}
-	last := key[len(key)-1]
-	next := byte('x')
-	if last == 'x' {
-		next = 'y'
-	}
-	return key[:len(key)-1] + string(next)
-}

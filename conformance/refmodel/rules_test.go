@@ -2,6 +2,9 @@ package refmodel_test
 
 import (
 	"encoding/json"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -370,4 +373,44 @@ func TestAHonouredFiltersBreakIsDeclared(t *testing.T) {
 	// Filtered by status: no running evaluation, the two pending left out.
 	clean(t, m, by("running"), ok(t, `{"status":"success","data":{"evaluations":[],"page":1,"per_page":20,"total":0}}`))
 	wantFinding(t, m, by("failed"), wrong, "/data/evaluations/0/status", "list:filter", judge.Declared)
+}
+
+// TestAWalkShowsARecordOnTwoPages: a record on two pages of one walk is
+// listed twice (declared: each record once), once the server was seen to
+// page by the walk's size; a server that ignores the paging parameters
+// (their names are decided) repeats its page, and that is no finding.
+func TestAWalkShowsARecordOnTwoPages(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	ev := func(id string) string {
+		return `{"id":` + id + `,"name":"E` + id + `","type":"ragas","model_id":2,"status":"pending","model":{"id":2,"name":"Helper","status":"ready"},"created_at":` + ts1 + `,"updated_at":` + ts1 + `}`
+	}
+	for _, id := range []string{"5", "6", "7"} {
+		clean(t, m, refmodel.Call{Op: "createEvaluation", Key: refmodel.KeyA, Body: map[string]any{"name": "E" + id, "model_id": json.Number("2")}},
+			ok(t, `{"status":"success","data":`+ev(id)+`}`))
+	}
+	page := func(n int) refmodel.Call {
+		return refmodel.Call{Op: "listEvaluations", Key: refmodel.KeyA, Query: url.Values{"page": {strconv.Itoa(n)}, "per_page": {"2"}}}
+	}
+	body := func(n int, perPage string, ids ...string) refmodel.Answer {
+		var items []string
+		for _, id := range ids {
+			items = append(items, ev(id))
+		}
+		return ok(t, `{"status":"success","data":{"evaluations":[`+strings.Join(items, ",")+`],"page":`+strconv.Itoa(n)+`,"per_page":`+perPage+`,"total":3}}`)
+	}
+	twice := func(v refmodel.Verdict) bool {
+		return slices.ContainsFunc(v.Findings, func(f judge.Finding) bool { return strings.HasPrefix(f.Rule, "list:twice") })
+	}
+	// A first walk: the scope is known whole from its end.
+	clean(t, m, page(1), body(1, "2", "7", "6"))
+	clean(t, m, page(2), body(2, "2", "5"))
+	// Paging ignored: the same page each time, per_page not the one sent.
+	m.Observe(page(1), body(1, "20", "7", "6", "5"))
+	if v := m.Observe(page(2), body(1, "20", "7", "6", "5")); twice(v) {
+		t.Errorf("a server ignoring the paging parameters: %v", v.Findings)
+	}
+	// A page one too long: 5 on page 1 and again on page 2.
+	m.Observe(page(1), body(1, "2", "7", "6", "5"))
+	wantFinding(t, m, page(2), body(2, "2", "5"), "/data/evaluations", "list:twice", judge.Declared)
 }

@@ -2,6 +2,7 @@ package refmodel
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,6 +28,10 @@ type walk struct {
 	seen map[string]bool
 	// items are a collection's items the walk has read, in order.
 	items []*item
+	// last are the ids of the page before; sized: the server was seen to
+	// page by the size the walk sends.
+	last  []string
+	sized bool
 }
 
 func (l *listing) key(acct int, op string) walkKey {
@@ -63,11 +68,36 @@ func (m *Model) walkPage(c *cell, l *listing, ids []string) {
 	if !ok {
 		return
 	}
+	total, hasTotal := number(c.obj["total"])
+	// The server pages by the size the walk sends (the paging names are
+	// decided, D-05/D-06): its answer states that size, or a page holds
+	// exactly that many of more items.
+	if v, ok := number(c.obj[x.op.paging["size"]]); ok && int(v) == l.size ||
+		hasTotal && int(total) > l.size && len(ids) == l.size {
+		w.sized = true
+	}
+	// A record on two pages of one walk is listed twice (the reference:
+	// each record once). Unless the server was not seen to page by the
+	// walk's size, this page repeats the last (paging ignored), or the
+	// list may have moved under the walk: a record whose state the
+	// server's clock may move (an order by update time would move it), or
+	// one the model does not know.
+	steady := w.sized && !slices.Equal(ids, w.last) && l.sc.whole && l.sc.phantoms == 0 && m.steady(x.acct, l.k, l.parent)
 	for _, id := range ids {
+		if w.seen[id] && steady {
+			c.find("twice", fmt.Sprintf("%s on one page of a walk (of %d items)", id, w.next), "on two pages", c.mk.onSeed())
+		}
 		w.seen[id] = true
 	}
-	w.next += len(ids)
-	total, hasTotal := number(c.obj["total"])
+	w.last = ids
+	// The next page of a list paged by page numbers starts a page size
+	// on, whatever this page held (a page holding one item too many
+	// repeats it on the next).
+	if step := len(ids); x.op.paging["page"] != "" && l.size > 0 && step >= l.size {
+		w.next += l.size
+	} else {
+		w.next += step
+	}
 	if len(ids) > 0 && (!hasTotal || w.next < int(total)) {
 		return
 	}
@@ -150,4 +180,18 @@ func (m *Model) afterCall(x *expectation) {
 			delete(m.walks, key)
 		}
 	}
+}
+
+// steady reports whether no live record of kind k under parent in acct
+// may change on its own: each state the model knows has no clock move.
+func (m *Model) steady(acct *account, k *kind, parent string) bool {
+	for _, r := range acct.live(k, parent) {
+		for field := range k.machines {
+			known := r.states[field]
+			if len(known) == 0 || len(m.possible(r, field)) > len(known) {
+				return false // unknown, or it may move
+			}
+		}
+	}
+	return true
 }

@@ -45,6 +45,10 @@ func (g *gen) fault(op *inputs.Op, c *refmodel.Call, f inputs.Fault) bool {
 		c.Key = refmodel.KeyBad
 		if g.turn("key")%2 == 1 {
 			c.Key = refmodel.KeyNone
+		} else {
+			// Each near miss in turn: a server that compares keys by
+			// prefix, by length or folding case takes one of them.
+			c.Near = g.turn("near key")
 		}
 		return true
 	case inputs.FaultMedia:
