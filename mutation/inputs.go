@@ -46,6 +46,11 @@ var inputMutants = []Mutant{
 			}
 		}},
 
+	// ---- a filter on a status the server's clock moved on from (§3.1 rule 2) ----
+	{Name: "filter-status-stale", Area: "model", Model: true,
+		Breaks: "the evaluation list's status filter compares the status an evaluation had when a handler last wrote or read it: a run that ended on its own is still listed as running (shown completed), and not as completed",
+		Answer: jsonAnswer(filterStale)},
+
 	// ---- a page one item too long (§4.5: each record once) ----
 	{Name: "list-evaluations-page-one-extra", Area: "model", Model: true,
 		Breaks: "a full page of evaluations with more after it holds one more: the next page's first, which that page shows again (an off-by-one in the page's bound)",

@@ -139,7 +139,6 @@ func listPage(param string, p int, scope url.Values) (target string, size int) {
 // unmutated are the operations no mutant names by operationId, each with
 // the reason (the operation index, internal/opindex, requires one).
 var unmutated = map[string]string{
-	spec.OpStartEvaluation:     "the run it starts is held by evaluation-never-finishes (evaluations area); its answer by the generic ones",
 	spec.OpCheckEvaluationName: "no mutant of its rules (D-19) yet: its answer is held by the generic envelope and shape mutants only",
 }
 

@@ -2,6 +2,7 @@ package drive
 
 import (
 	"maps"
+	"net/url"
 	"slices"
 	"time"
 
@@ -46,10 +47,19 @@ func (d *driver) await(kind string, ids []string, want []string) {
 func (d *driver) awaitAs(k refmodel.Key, kind string, ids []string, want []string) {
 	until := time.Now().Add(d.cfg.MaxWait)
 	pending := slices.Clone(ids)
+	last := map[string]string{}
 	for len(pending) > 0 && !d.stopped() {
+		// The list filtered by the state each one was last seen in comes
+		// first, as a page showing one tab per state refreshes it: a
+		// server that filters by a state its clock has moved on from
+		// lists there what no longer fits (§3.1 rule 2), and a read by
+		// id first would have brought it up to date.
+		d.listIn(k, kind, last)
 		var still []string
 		for _, id := range pending {
-			if s := d.readAs(k, kind, id); id != "" && s != "" && !slices.Contains(want, s) {
+			s := d.readAs(k, kind, id)
+			last[id] = s
+			if id != "" && s != "" && !slices.Contains(want, s) {
 				still = append(still, id)
 			}
 		}
@@ -62,6 +72,25 @@ func (d *driver) awaitAs(k refmodel.Key, kind string, ids []string, want []strin
 		case <-t.C:
 		case <-d.ctx.Done():
 			t.Stop()
+		}
+	}
+}
+
+// listIn lists the resources of kind filtered by each state one of them
+// was last seen in, when its list filters by its machine's field.
+func (d *driver) listIn(k refmodel.Key, kind string, last map[string]string) {
+	kd := d.cat.Kind(kind)
+	if kd == nil || kd.List == nil || kd.Machine == nil || kd.Scope != "" {
+		return
+	}
+	if !slices.ContainsFunc(kd.List.Fields, func(f *inputs.Field) bool { return f.In == "query" && f.Name == kd.Machine.Field }) {
+		return
+	}
+	states := map[string]bool{}
+	for _, s := range last {
+		if s != "" && !states[s] {
+			states[s] = true
+			d.do(refmodel.Call{Op: kd.List.ID, Key: k, Query: url.Values{kd.Machine.Field: {s}}})
 		}
 	}
 }
