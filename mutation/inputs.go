@@ -30,47 +30,6 @@ var (
 )
 
 var inputMutants = []Mutant{
-	// ---- a wrong key a careless comparison takes for a real one (§5.3) ----
-	{Name: "auth-key-suffix-accepted", Area: "model", Model: true,
-		Breaks: "a real key with characters appended is accepted as that key (keys compared by prefix: a key is issued with a fixed length)",
-		Request: func(x *Exchange) {
-			scheme, token, _ := strings.Cut(x.Req.Header.Get("Authorization"), " ")
-			if !strings.EqualFold(scheme, "Bearer") || x.keyed() {
-				return
-			}
-			for _, k := range x.opts.Keys {
-				if len(token) > len(k) && strings.HasPrefix(token, k) {
-					x.Req.Header.Set("Authorization", "Bearer "+k)
-					return
-				}
-			}
-		}},
-
-	// ---- a filter on a status the server's clock moved on from (§3.1 rule 2) ----
-	{Name: "filter-status-stale", Area: "model", Model: true,
-		Breaks: "the evaluation list's status filter compares the status an evaluation had when a handler last wrote or read it: a run that ended on its own is still listed as running (shown completed), and not as completed",
-		Answer: jsonAnswer(filterStale)},
-
-	// ---- a page one item too long (§4.5: each record once) ----
-	{Name: "list-evaluations-page-one-extra", Area: "model", Model: true,
-		Breaks: "a full page of evaluations with more after it holds one more: the next page's first, which that page shows again (an off-by-one in the page's bound)",
-		Answer: onOperation(opListEvaluations, jsonAnswer(func(x *Exchange, status int, v any) any {
-			d, ok := dig(v, "data").(map[string]any)
-			list, _ := d["evaluations"].([]any)
-			page, per, total := integer(d["page"]), integer(d["per_page"]), integer(d["total"])
-			if status != http.StatusOK || !ok || per < 1 || len(list) != int(per) || page*per >= total {
-				return v
-			}
-			q := x.Req.URL.Query()
-			q.Set("page", strconv.FormatInt(page+1, 10))
-			q.Set("per_page", strconv.FormatInt(per, 10))
-			next, _ := x.askData(x.Req.URL.Path + "?" + q.Encode())
-			if more, _ := dig(next, "evaluations").([]any); len(more) > 0 {
-				d["evaluations"] = append(list, more[0])
-			}
-			return v
-		}))},
-
 	// ---- two faults in one request: the key first (§5.3) ----
 	{Name: "pair-body-parsed-before-key", Area: "model", Model: true,
 		Breaks:  "a JSON body that is not JSON is refused 400 before the key is checked (the body parser runs before authentication)",
@@ -469,11 +428,4 @@ func (c *crossed) end(x *Exchange, a *Answer) {
 	if a.Status == http.StatusOK {
 		c.last[op] = bytes.Clone(a.Body)
 	}
-}
-
-// integer is a decoded JSON number as an int64, 0 when it is none.
-func integer(v any) int64 {
-	n, _ := v.(json.Number)
-	i, _ := n.Int64()
-	return i
 }

@@ -31,7 +31,7 @@ func init() {
 		// A value of the request answered back (param "query:page",
 		// "body:thread_id", "form:dataset_id", "path"); unset: default,
 		// nonempty, any.
-		"echo": {need: []string{"param"}, may: []string{"unset"}, judge: ruleEcho},
+		"echo": {need: []string{"param"}, may: []string{"unset", "default-seed"}, judge: ruleEcho},
 		// A field of the record the call acts on.
 		"target": {need: []string{"field"}, judge: ruleTarget},
 		// The number of items of one of the record's collections.

@@ -3,7 +3,6 @@ package refmodel
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // The rules of a record's own fields.
@@ -118,47 +117,6 @@ func ruleSplit(c *cell) {
 		}
 		if c.present && !same(c.v, list) && !same(c.v, s) && !(len(list) == 0 && blank(c.v)) {
 			c.find("split", show(list)+" or "+show(s), c.got(), c.mk.onDecision())
-		}
-	}
-}
-
-func ruleEcho(c *cell) {
-	x := c.j.x
-	param := c.mk.str("param")
-	if v, ok := x.call.value(x.op, param); ok {
-		if s, blankText := v.(string); blankText && strings.TrimSpace(s) == "" && c.mk.str("unset") == "nonempty" {
-			// A blank value is no value: the server may choose one (D-23).
-			if got, ok := c.v.(string); !c.present || !ok || (got != s && got == "") {
-				c.find("echo", show(v)+" as sent, or a value the server chose", c.got(), c.mk.onDecision())
-			}
-			return
-		}
-		k := c.j.m.cat.byParam[paramName(param)]
-		if param == "path" {
-			k = x.op.kind
-		}
-		if k != nil && c.present && k.canonical(idString(v)) == k.canonical(idString(c.v)) {
-			return // an id echoed as the resource's own, not as it was spelt (D-20)
-		}
-		if !c.present || !same(c.v, v) {
-			c.find("echo", show(v)+" as sent", c.got(), c.mk.onSeed())
-		}
-		return
-	}
-	switch c.mk.str("unset") {
-	case "default":
-		want := paramDefault(x.op, param)
-		if c.present && c.v != nil && !same(c.v, want) {
-			c.find("echo", "absent or "+show(want)+" (the default)", c.got(), c.mk.onDecision())
-		}
-	case "nonempty":
-		if s, ok := c.v.(string); !ok || s == "" {
-			c.find("echo", "a value the server chose", c.got(), c.mk.onDecision())
-		}
-	case "any":
-	default:
-		if c.present && !blank(c.v) {
-			c.find("echo", "absent (nothing was sent)", c.got(), c.mk.onDecision())
 		}
 	}
 }

@@ -414,3 +414,28 @@ func TestAWalkShowsARecordOnTwoPages(t *testing.T) {
 	m.Observe(page(1), body(1, "2", "7", "6", "5"))
 	wantFinding(t, m, page(2), body(2, "2", "5"), "/data/evaluations", "list:twice", judge.Declared)
 }
+
+// TestADefaultDeleteThatErasesBreaksTheSoftDefault: the delete's
+// `permanent` echo for a call without the flag is the decision's (D-07)
+// until the server is seen to echo the flag as sent both ways; from then
+// on `permanent: true` by default says the server erased what §3.3 makes
+// a soft delete by default.
+func TestADefaultDeleteThatErasesBreaksTheSoftDefault(t *testing.T) {
+	m := fresh(true)
+	world(t, m)
+	for _, id := range []string{"4", "5", "6", "7"} {
+		clean(t, m, refmodel.Call{Op: "createDataset", Key: refmodel.KeyA, Form: &refmodel.Form{Fields: map[string][]string{"dataset_name": {"D" + id}},
+			Files: []refmodel.File{{Field: "files", Name: "a.txt", Content: []byte("Leave is 25 days a year.")}}}},
+			ok(t, `{"status":"success","data":{"id":`+id+`,"name":"D`+id+`","size":24,"description":"","type":"text","rows":1,"uploaded_at":`+ts0+`,"created_at":`+ts0+`,"updated_at":`+ts0+`,"file_count":1,"failed_files":[]}}`))
+	}
+	del := func(id string, q url.Values) refmodel.Call {
+		return refmodel.Call{Op: "deleteDataset", Key: refmodel.KeyA, Path: map[string]string{"dataset_id": id}, Query: q}
+	}
+	gone := func(id, permanent string) refmodel.Answer {
+		return ok(t, `{"status":"success","data":{"message":"Dataset deleted","id":"`+id+`","permanent":`+permanent+`}}`)
+	}
+	wantFinding(t, m, del("4", nil), gone("4", "true"), "/data/permanent", "echo", judge.Decided)
+	clean(t, m, del("5", url.Values{"permanent": {"true"}}), gone("5", "true"))
+	clean(t, m, del("6", url.Values{"permanent": {"false"}}), gone("6", "false"))
+	wantFinding(t, m, del("7", nil), gone("7", "true"), "/data/permanent", "echo", judge.Declared)
+}

@@ -55,7 +55,10 @@ type Model struct {
 	// honoured are the list filters (operation and parameter) the server
 	// was seen to apply.
 	honoured map[string]bool
-	walks    map[walkKey]*walk
+	// echoed are the values of a parameter (operation and location) the
+	// server was seen to echo as sent.
+	echoed map[string]map[string]bool
+	walks  map[walkKey]*walk
 	// strict and declared validate requests (spec views).
 	strict, declared *spec.Contract
 }
@@ -66,7 +69,7 @@ func New(cfg Config) *Model {
 	if doc == nil {
 		doc = spec.Strict().Kin
 	}
-	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]*accepted{}, took: map[string]bool{}, honoured: map[string]bool{},
+	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]*accepted{}, took: map[string]bool{}, honoured: map[string]bool{}, echoed: map[string]map[string]bool{},
 		walks: map[walkKey]*walk{}, strict: spec.Strict(), declared: spec.Declared()}
 	for i := range m.accts {
 		m.accts[i] = &account{idx: i, byID: map[*kind]map[string]*record{}, scopes: map[scopeKey]*scope{}}

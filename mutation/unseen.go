@@ -1,0 +1,170 @@
+package mutation
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"contractkit/spec"
+)
+
+// unseenMutants are faults of servers written blind, from the reference
+// alone, that the suite once let pass: each is killed only by what was
+// added for it (a near-miss key of another form, a walk in pages of two,
+// the filtered list read while a state is awaited, the default of a
+// parameter the server echoes). They run like the input mutants (Model).
+var unseenMutants = []Mutant{
+	// ---- a wrong key a careless comparison takes for a real one (§5.3) ----
+	{Name: "auth-key-suffix-accepted", Area: "model", Model: true,
+		Breaks: "a real key with characters appended is accepted as that key (keys compared by prefix: a key is issued with a fixed length)",
+		Request: func(x *Exchange) {
+			scheme, token, _ := strings.Cut(x.Req.Header.Get("Authorization"), " ")
+			if !strings.EqualFold(scheme, "Bearer") || x.keyed() {
+				return
+			}
+			for _, k := range x.opts.Keys {
+				if len(token) > len(k) && strings.HasPrefix(token, k) {
+					x.Req.Header.Set("Authorization", "Bearer "+k)
+					return
+				}
+			}
+		}},
+
+	// ---- a filter on a status the server's clock moved on from (§3.1 rule 2) ----
+	{Name: "filter-status-stale", Area: "model", Model: true,
+		Breaks: "the evaluation list's status filter compares the status an evaluation had when a handler last wrote or read it: a run that ended on its own is still listed as running (shown completed), and not as completed",
+		Answer: jsonAnswer(filterStale)},
+
+	// ---- a default the reference states (§3.3) ----
+	{Name: "delete-dataset-permanent-by-default", Area: "model", Model: true,
+		Breaks: "a dataset delete without the permanent flag erases the dataset for good (and says so: permanent true); with the flag either way it does as asked",
+		Request: func(x *Exchange) {
+			if q := x.Req.URL.Query(); x.is(opDeleteDatasetOnly) && !q.Has("permanent") {
+				q.Set("permanent", "true")
+				x.Req.URL.RawQuery = q.Encode()
+			}
+		}},
+
+	// ---- a page one item too long (§4.5: each record once) ----
+	{Name: "list-evaluations-page-one-extra", Area: "model", Model: true,
+		Breaks: "a full page of evaluations with more after it holds one more: the next page's first, which that page shows again (an off-by-one in the page's bound)",
+		Answer: onOperation(opListEvaluations, jsonAnswer(func(x *Exchange, status int, v any) any {
+			d, ok := dig(v, "data").(map[string]any)
+			list, _ := d["evaluations"].([]any)
+			page, per, total := integer(d["page"]), integer(d["per_page"]), integer(d["total"])
+			if status != http.StatusOK || !ok || per < 1 || len(list) != int(per) || page*per >= total {
+				return v
+			}
+			q := x.Req.URL.Query()
+			q.Set("page", strconv.FormatInt(page+1, 10))
+			q.Set("per_page", strconv.FormatInt(per, 10))
+			next, _ := x.askData(x.Req.URL.Path + "?" + q.Encode())
+			if more, _ := dig(next, "evaluations").([]any); len(more) > 0 {
+				d["evaluations"] = append(list, more[0])
+			}
+			return v
+		}))},
+}
+
+// filterStale: the evaluation list filtered by status compares a stored
+// status that only a handler of one evaluation writes: the status an evaluation had
+// when it was last created, written, started or read (by id or in an
+// unfiltered list). A run that ends on the server's clock is listed under
+// its old status until then.
+
+var (
+	opListEvaluationsOnly = ops(spec.OpListEvaluations)
+	opDeleteDatasetOnly   = ops(spec.OpDeleteDataset)
+	opEvaluationHandlers  = ops(spec.OpGetEvaluation, spec.OpCreateEvaluation, spec.OpUpdateEvaluation,
+		spec.OpStartEvaluation, spec.OpRunRagasEvaluation)
+)
+
+// staleStatus is the status column: id → status as last written.
+var staleStatus struct {
+	mu sync.Mutex
+	of map[string]string
+}
+
+func noteStatus(e any) {
+	id, status := jsonString(dig(e, "id")), dig(e, "status")
+	s, ok := status.(string)
+	if id == "" || !ok {
+		return
+	}
+	staleStatus.mu.Lock()
+	defer staleStatus.mu.Unlock()
+	if staleStatus.of == nil {
+		staleStatus.of = map[string]string{}
+	}
+	staleStatus.of[id] = s
+}
+
+func storedStatus(e any) string {
+	staleStatus.mu.Lock()
+	defer staleStatus.mu.Unlock()
+	if s, ok := staleStatus.of[jsonString(dig(e, "id"))]; ok {
+		return s
+	}
+	s, _ := dig(e, "status").(string)
+	return s
+}
+
+// filterStale is the mutant's answer rewriter.
+func filterStale(x *Exchange, status int, v any) any {
+	if status != http.StatusOK {
+		return v
+	}
+	switch {
+	case x.is(opEvaluationHandlers):
+		noteStatus(dig(v, "data"))
+	case x.is(opListEvaluationsOnly):
+		q := x.Req.URL.Query()
+		want := q.Get("status")
+		list, _ := dig(dig(v, "data"), "evaluations").([]any)
+		if want == "" {
+			for _, e := range list {
+				noteStatus(e)
+			}
+			return v
+		}
+		if page := q.Get("page"); page != "" && page != "1" {
+			return v // the first page is enough to show it
+		}
+		all, _ := x.askData(x.Req.URL.Path + "?" + url.Values{"per_page": {"100"}}.Encode())
+		var kept []any
+		for _, e := range asList(dig(all, "evaluations")) {
+			if storedStatus(e) == want {
+				kept = append(kept, e)
+			}
+		}
+		d, ok := dig(v, "data").(map[string]any)
+		if !ok {
+			return v
+		}
+		per := int(integer(d["per_page"]))
+		if per < 1 {
+			per = len(kept)
+		}
+		d["total"] = len(kept)
+		if len(kept) > per {
+			kept = kept[:per]
+		}
+		d["evaluations"] = append([]any{}, kept...)
+	}
+	return v
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// integer is a decoded JSON number as an int64, 0 when it is none.
+func integer(v any) int64 {
+	n, _ := v.(json.Number)
+	i, _ := n.Int64()
+	return i
+}
