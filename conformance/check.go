@@ -86,8 +86,11 @@ func (e *env) check(behaviour string, c Class, body func(ctx SpecContext), decor
 	args := append([]any{c.Labels(), Offset(1)}, decorators...)
 	args = append(args, func(ctx SpecContext) {
 		// Registered first, so it runs last: what the check read and did
-		// not judge itself is judged when everything else is done.
-		DeferCleanup(e.sweep)
+		// not judge itself is judged when everything else is done. In a
+		// closure: sweep is a helper, and Ginkgo calls a method value
+		// through reflect, so a failure in it was placed in reflect's
+		// source; it is placed here.
+		DeferCleanup(func() { e.sweep() })
 		e.basis = basis{clauses: c.Clauses}
 		if c.Decision == "" {
 			body(ctx)
