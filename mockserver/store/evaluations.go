@@ -204,7 +204,9 @@ func (a *Account) Evaluations(status string, page, perPage int) EvaluationPage {
 	slices.Reverse(all)
 	out := EvaluationPage{Evaluations: []EvaluationView{}, Page: page, PerPage: perPage, Total: len(all)}
 	for i := (page - 1) * perPage; i >= 0 && i < len(all) && len(out.Evaluations) < perPage; i++ {
-		out.Evaluations = append(out.Evaluations, a.evaluationView(all[i]))
+		// Shown as filtered: advanced again here, a run that ended
+		// since the filter would show a status outside it.
+		out.Evaluations = append(out.Evaluations, a.viewOf(all[i]))
 	}
 	return out
 }
@@ -408,6 +410,11 @@ func scoreAll(samples []ragas.Sample) *Results {
 
 func (a *Account) evaluationView(e *evaluation) EvaluationView {
 	a.advance(e)
+	return a.viewOf(e)
+}
+
+// viewOf is e's view as it stands (evaluationView advances it first).
+func (a *Account) viewOf(e *evaluation) EvaluationView {
 	v := EvaluationView{
 		ID: e.id, Name: e.name, Type: e.typ, ModelID: e.modelID, QuestionCount: e.questionCount,
 		Description: e.description, BenchmarkType: e.benchmarkType, Status: string(e.status),
