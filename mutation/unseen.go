@@ -76,9 +76,8 @@ var unseenMutants = []Mutant{
 // its old status until then.
 
 var (
-	opListEvaluationsOnly = ops(spec.OpListEvaluations)
-	opDeleteDatasetOnly   = ops(spec.OpDeleteDataset)
-	opEvaluationHandlers  = ops(spec.OpGetEvaluation, spec.OpCreateEvaluation, spec.OpUpdateEvaluation,
+	opDeleteDatasetOnly  = ops(spec.OpDeleteDataset)
+	opEvaluationHandlers = ops(spec.OpGetEvaluation, spec.OpCreateEvaluation, spec.OpUpdateEvaluation,
 		spec.OpStartEvaluation, spec.OpRunRagasEvaluation)
 )
 
@@ -120,7 +119,7 @@ func filterStale(x *Exchange, status int, v any) any {
 	switch {
 	case x.is(opEvaluationHandlers):
 		noteStatus(dig(v, "data"))
-	case x.is(opListEvaluationsOnly):
+	case x.is(opListEvaluations):
 		q := x.Req.URL.Query()
 		want := q.Get("status")
 		list, _ := dig(dig(v, "data"), "evaluations").([]any)
@@ -135,7 +134,8 @@ func filterStale(x *Exchange, status int, v any) any {
 		}
 		all, _ := x.askData(x.Req.URL.Path + "?" + url.Values{"per_page": {"100"}}.Encode())
 		var kept []any
-		for _, e := range asList(dig(all, "evaluations")) {
+		everyone, _ := dig(all, "evaluations").([]any)
+		for _, e := range everyone {
 			if storedStatus(e) == want {
 				kept = append(kept, e)
 			}
@@ -155,11 +155,6 @@ func filterStale(x *Exchange, status int, v any) any {
 		d["evaluations"] = append([]any{}, kept...)
 	}
 	return v
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
 }
 
 // integer is a decoded JSON number as an int64, 0 when it is none.
