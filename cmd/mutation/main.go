@@ -73,6 +73,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.IntVar(&m.cfg.Workers, "workers", 0, "runs in parallel (0: three per CPU, at least four; a run mostly waits for the mock's clocks)")
 	fs.StringVar(&only, "only", "", "run only mutants whose name matches `REGEX`")
 	fs.StringVar(&m.cfg.Report, "report", "reports/mutation.md", "write the result table to `FILE` (Markdown)")
+	fs.StringVar(&m.cfg.Keep, "keep", "reports/mutation-failed", "leave the suite's JSON report of each run not as expected in `DIR` as NAME.json (\"\": none)")
 	fs.DurationVar(&m.cfg.Timeout, "timeout", 10*time.Second, "the suite's --timeout for each run")
 	fs.Uint64Var(&m.cfg.Seed, "seed", 1, "the suite's --seed (the explore phase's) for each run, so a score can be reproduced")
 	fs.Usage = func() {

@@ -2,11 +2,14 @@ package runner
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"contractkit/mutation"
 	"contractkit/report"
 )
 
@@ -103,10 +106,52 @@ func Render(results []Result, took time.Duration) string {
 	}
 	fmt.Fprintf(&b, "\nScore: %d/%d mutants killed; %d/%d valid variants (baseline included) passed; %s.\n",
 		killed, mutants, passed, variants, took.Round(time.Second))
+	writeEveryFailure(&b, results)
 	return b.String()
+}
+
+// maxListed bounds the failed checks listed for one run.
+const maxListed = 20
+
+// writeEveryFailure lists, for each run that was not as expected, every
+// check that failed (the table shows only the first): a variant failed
+// once in a loaded CI run is diagnosed from the log, not re-run blind.
+func writeEveryFailure(b *strings.Builder, results []Result) {
+	for _, r := range results {
+		if r.OK() || len(r.Failures) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s (expected %s, %s), every failed check:\n", label(r), r.Expected(), r.Outcome())
+		for i, f := range r.Failures {
+			if i == maxListed {
+				fmt.Fprintf(b, "- … and %d more\n", len(r.Failures)-maxListed)
+				break
+			}
+			fmt.Fprintf(b, "- %s\n", f)
+		}
+	}
 }
 
 // cell makes s safe in one Markdown table cell.
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// keepReport copies a run's JSON report to dir/NAME.json (the baseline's
+// as baseline.json). The names are the runner's own table's, never input.
+// A copy that fails only leaves the file out: the verdict is the run's, and
+// the table still lists every failed check.
+func keepReport(report, dir string, mu mutation.Mutant) {
+	name := mu.Name
+	if name == "" {
+		name = "baseline"
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(dir, filepath.Base(name)+".json"), b, 0o644)
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,10 @@ type Config struct {
 	Only *regexp.Regexp
 	// Report is the Markdown file the table is written to ("": none).
 	Report string
+	// Keep is the directory a run that was not as expected leaves its
+	// suite's JSON report in, as NAME.json ("": none), so that a failure
+	// met once in CI can be read whole afterwards.
+	Keep string
 	// Timeout is the suite's --timeout for each run (default 10s).
 	Timeout time.Duration
 	// Seed is the explore phase's seed in every run (default 1), so a
@@ -258,6 +263,29 @@ func startMock(ctx context.Context, cfg Config, name string) (*childserver.Serve
 	return childserver.Start(ctx, "mockserver", cmd, listening, cfg.StartTimeout)
 }
 
+// mockDied reports whether the mock ended during the run. Its end is
+// reaped by childserver's goroutine, which under load lags the suite's own
+// exit; and a dying process's socket may still complete a connection (seen
+// under load: a dial succeeded after the suite's request met EOF). So the
+// mock must answer its health check; one that does not is waited for.
+func mockDied(m *childserver.Server) bool {
+	select {
+	case <-m.Exited():
+		return true
+	default:
+	}
+	client := http.Client{Timeout: 2 * time.Second}
+	if resp, err := client.Get("http://" + m.Addr + "/healthz"); err == nil {
+		resp.Body.Close()
+		return false
+	}
+	select {
+	case <-m.Exited():
+	case <-time.After(5 * time.Second): // not answering and not reaped: no verdict either way
+	}
+	return true
+}
+
 // defaultWorkers is how many runs go in parallel: three per CPU (at least
 // four). A run mostly waits — for the mock's clocks (a model trains for
 // 1 s, an evaluation runs for 3 s), for paced streams — so one per CPU left
@@ -329,10 +357,8 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 	case err != nil:
 		return false, nil, rss, fmt.Errorf("conformance: %w", err)
 	}
-	select {
-	case <-m.Exited(): // a verdict on a dead mock says nothing of the mutant
+	if mockDied(m) { // a verdict on a dead mock says nothing of the mutant
 		return false, nil, rss, fmt.Errorf("mockserver exited during the run (%v): %s", m.Err(), m.LastError())
-	default:
 	}
 	if mu.Hostile {
 		if err := judgeHostile(exit, took, rss, junit, out); err != nil {
@@ -351,12 +377,16 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 		return false, nil, rss, fmt.Errorf("conformance exited %d: %s", exit, out.Last())
 	}
 	passed, failures, exploreOnly, err := readVerdict(report)
+	wrongPhase := (mu.Explore || mu.Model) && !passed && !exploreOnly
+	if cfg.Keep != "" && (err != nil || passed != mu.Valid || wrongPhase) {
+		keepReport(report, cfg.Keep, mu)
+	}
 	switch {
 	case err != nil:
 		return false, nil, rss, fmt.Errorf("conformance --json (exit %d): %w", exit, err)
 	case passed != (exit == 0):
 		return false, failures, rss, fmt.Errorf("conformance exited %d but its report says succeeded=%t", exit, passed)
-	case (mu.Explore || mu.Model) && !passed && !exploreOnly:
+	case wrongPhase:
 		// Its kill must be the explore phase's alone: a written check that
 		// fails it means the mutant proves nothing about exploring.
 		return false, failures, rss, fmt.Errorf("a check outside the explore phase failed it: %s", failures[0])

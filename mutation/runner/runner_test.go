@@ -61,6 +61,7 @@ func fakeMock(args []string) int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /name", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, *name) })
 	mux.HandleFunc("POST /exit", func(http.ResponseWriter, *http.Request) { os.Exit(7) })
+	mux.HandleFunc("GET /healthz", func(http.ResponseWriter, *http.Request) {})
 	_ = http.Serve(ln, mux)
 	return 1
 }
@@ -157,8 +158,9 @@ func byName(results []Result) map[string]Result {
 func TestRunJudgesMutantsAndVariants(t *testing.T) {
 	t.Setenv("MOCK_BREAK", "m-caught") // the runs must not inherit it
 	report := filepath.Join(t.TempDir(), "out", "mutation.md")
+	keep := filepath.Join(t.TempDir(), "kept")
 	var out strings.Builder
-	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: report, Out: &out, Workers: 2, Mutants: []mutation.Mutant{
+	results, err := Run(context.Background(), Config{Bin: fakeBin(t), Report: report, Keep: keep, Out: &out, Workers: 2, Mutants: []mutation.Mutant{
 		{Name: "m-caught", Area: "a", Breaks: "is caught"},
 		{Name: "m-survives", Area: "a", Breaks: "survives"},
 		{Name: "m-decided", Area: "a", Breaks: "breaks a decided rule", Decided: "D-01"},
@@ -210,6 +212,27 @@ func TestRunJudgesMutantsAndVariants(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "FAIL m-survives") || !strings.Contains(out.String(), "ok   m-caught") {
 		t.Errorf("progress lines got\n%s", out.String())
+	}
+	// A run not as expected lists every failed check below the table and
+	// leaves its report; a run as expected does neither.
+	if want := "\nvalid-fails (expected pass, failed), every failed check:\n- Fake › MUST hold: the fake says no\n"; !strings.Contains(string(table), want) {
+		t.Errorf("report got\n%s\nwant %q", table, want)
+	}
+	if strings.Contains(string(table), "m-caught (expected") {
+		t.Errorf("report lists the failures of a killed mutant:\n%s", table)
+	}
+	entries, err := os.ReadDir(keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, e := range entries {
+		kept = append(kept, e.Name())
+	}
+	// m-survives passed (its report says so), valid-fails failed, and the
+	// explore mutant was failed by a written check.
+	if want := []string{"m-caught-elsewhere.json", "m-survives.json", "valid-fails.json"}; !slices.Equal(kept, want) {
+		t.Errorf("kept reports got %q, want %q", kept, want)
 	}
 }
 
