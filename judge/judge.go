@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"contractkit/spec"
 )
 
@@ -20,6 +22,9 @@ type Judge struct {
 	strict, declared *spec.Contract
 	// chunkTypes are the chunk types of InferenceChunk.type (D-03).
 	chunkTypes []string
+	// resultFields are the declared view's InferenceResult properties
+	// (§2.11): the types a done chunk's fields of the same names carry.
+	resultFields map[string]*openapi3.Schema
 	// headerDocs says, per "operationId status", whether the contract
 	// documents response headers there (cache.go).
 	headerDocs map[string]bool
@@ -31,7 +36,7 @@ type Judge struct {
 // from one document; New reads what it needs of them once.
 func New(strict, declared *spec.Contract) *Judge {
 	return &Judge{strict: strict, declared: declared, chunkTypes: chunkTypesOf(strict),
-		headerDocs: headerDocsOf(strict), cache: newVerdictCache()}
+		resultFields: resultFieldsOf(declared), headerDocs: headerDocsOf(strict), cache: newVerdictCache()}
 }
 
 // Build makes the judge of a raw OpenAPI document, its declared view
@@ -84,6 +89,21 @@ func chunkTypesOf(c *spec.Contract) []string {
 	out := make([]string, 0, len(s.Enum))
 	for _, v := range s.Enum {
 		out = append(out, fmt.Sprint(v))
+	}
+	return out
+}
+
+// resultFieldsOf reads the properties of c's InferenceResult.
+func resultFieldsOf(c *spec.Contract) map[string]*openapi3.Schema {
+	ref := c.Kin.Components.Schemas["InferenceResult"]
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	out := map[string]*openapi3.Schema{}
+	for name, p := range ref.Value.Properties {
+		if p != nil && p.Value != nil {
+			out[name] = p.Value
+		}
 	}
 	return out
 }

@@ -121,6 +121,23 @@ func TestStreamRules(t *testing.T) {
 			tolerant: "a", strict: "a", chunkProb: 1,
 		},
 		{
+			name: "a done chunk's result fields of the declared types, a null read as not carried (§2.11)",
+			in: "data: {\"type\":\"token\",\"content\":\"a\"}\n\ndata: {\"type\":\"done\",\"thread_id\":\"t\",\"tokens_used\":7,\"latency_ms\":412," +
+				"\"conversation_id\":null,\"metadata\":{\"model_id\":7,\"score\":0.5},\"extra\":1.5}\n\ndata: [DONE]\n\n",
+			tolerant: "a", strict: "a",
+		},
+		{
+			name: "a done chunk's result fields of other types break the assembled result (§2.11)",
+			in: "data: {\"type\":\"token\",\"content\":\"a\"}\n\ndata: {\"type\":\"done\",\"thread_id\":\"t\",\"tokens_used\":\"7\",\"latency_ms\":103.482," +
+				"\"conversation_id\":42}\n\ndata: [DONE]\n\n",
+			problems: []string{
+				"stream:done/conversation_id: stream: want the inference result's conversation_id: string, got number 42 (§2.11)",
+				"stream:done/latency_ms: stream: want the inference result's latency_ms: integer, got number 103.482 (§2.11)",
+				`stream:done/tokens_used: stream: want the inference result's tokens_used: integer, got string 7 (§2.11)`,
+			},
+			tolerant: "a", strict: "a",
+		},
+		{
 			name:      "an empty answer",
 			in:        "data: {\"type\":\"status\",\"content\":\"x\"}\n\ndata: [DONE]\n\n",
 			problems:  []string{"stream:end: stream: want the answer's text"},

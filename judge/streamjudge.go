@@ -1,11 +1,15 @@
 package judge
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"contractkit/internal/textcut"
 )
@@ -24,6 +28,7 @@ const chunkDecision = "D-03"
 // reader feeds it.
 type StreamJudge struct {
 	types     []string
+	result    map[string]*openapi3.Schema
 	op        string
 	s         Stream
 	begin     time.Time
@@ -33,7 +38,7 @@ type StreamJudge struct {
 // newStreamJudge starts judging a stream of operation op whose headers
 // just passed.
 func (j *Judge) newStreamJudge(op string) *StreamJudge {
-	return &StreamJudge{types: j.chunkTypes, op: op, begin: time.Now()}
+	return &StreamJudge{types: j.chunkTypes, result: j.resultFields, op: op, begin: time.Now()}
 }
 
 // Stream is the stream read so far.
@@ -95,7 +100,54 @@ func (j *StreamJudge) End(err error) Findings {
 	if j.s.Text(true) == "" {
 		fs = append(fs, j.decided("stream:end", "text in `token` or `delta` chunks", "none"))
 	}
+	return append(fs, j.doneFields()...)
+}
+
+// doneFields judges the done chunk's fields that the inference result
+// has (§2.11: the result is assembled from the stream). Where the done
+// chunk carries them is D-03's; once it carries one, the result a client
+// assembles carries its value, so its type is the declared one: a
+// latency_ms of 103.48 is a fraction in every client's result. A null is
+// read as the field not carried.
+func (j *StreamJudge) doneFields() Findings {
+	done := j.s.DoneChunk()
+	var fs Findings
+	for _, name := range slices.Sorted(maps.Keys(done)) {
+		sch, v := j.result[name], done[name]
+		if sch == nil || v == nil || name == "response" {
+			continue
+		}
+		if sch.VisitJSON(plainJSON(v)) == nil {
+			continue
+		}
+		f := j.declared("stream:done/"+name, "the inference result's "+name+": "+schemaType(sch),
+			jsonKind(v)+" "+textcut.Shorten(fmt.Sprint(v), 60))
+		f.Clause = "2.11"
+		fs = append(fs, f)
+	}
 	return fs
+}
+
+// plainJSON is v as encoding/json decodes it without UseNumber (numbers
+// as float64), the form the schema validator reads.
+func plainJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return out
+}
+
+// schemaType names a schema's type ("integer"), "a value" when it has none.
+func schemaType(s *openapi3.Schema) string {
+	if s.Type == nil || len(*s.Type) == 0 {
+		return "a value"
+	}
+	return strings.Join(*s.Type, " or ")
 }
 
 // chunk is what one chunk breaks of decision D-03 on its own: an object

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,9 @@ import (
 
 	"contractkit/spec"
 )
+
+// latencyMS is a done chunk's integer latency_ms.
+var latencyMS = regexp.MustCompile(`"latency_ms":(\d+)`)
 
 // mutants is every deliberate violation, and every valid variant, a wrapped
 // mock can show (mockserver --break NAME). Adding one is adding an entry
@@ -243,6 +247,14 @@ var mutants = []Mutant{
 		Stream: eachWrite(func(_ *Exchange, _ int, p []byte) []byte {
 			return bytes.ReplaceAll(p, []byte("data: "), nil)
 		})},
+	// A blind-written server's fault: the written checks read the stream,
+	// and the stream judge holds a done chunk's result fields to §2.11.
+	{Name: "stream-done-latency-fraction", Area: "inference",
+		Breaks: "the stream's done chunk carries latency_ms as fractional milliseconds (103.482, seconds × 1000), so the result a client assembles from the stream has a latency_ms that is not an integer; the JSON answer keeps an integer",
+		Stream: eachWrite(func(_ *Exchange, _ int, p []byte) []byte {
+			return latencyMS.ReplaceAll(p, []byte(`"latency_ms":${1}.482`))
+		})},
+
 	{Name: "stream-stalls", Area: "inference", Breaks: "the stream stops after the first token and never ends",
 		Stream: func(x *Exchange, _ http.Header) StreamFilter {
 			return StreamFilter{Write: func(out StreamOut, p []byte) error {

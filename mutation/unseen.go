@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,11 @@ var unseenMutants = []Mutant{
 				x.Req.URL.RawQuery = q.Encode()
 			}
 		}},
+
+	// ---- an update that writes the whole row back (§3.1, §4.5) ----
+	{Name: "evaluation-update-resets-status", Area: "model", Model: true,
+		Breaks: "an evaluation update writes the row back from the create schema: a completed or failed evaluation is pending again (its results and run times gone) until it is started again",
+		Answer: jsonAnswer(resetOnUpdate)},
 
 	// ---- a page one item too long (§4.5: each record once) ----
 	{Name: "list-evaluations-page-one-extra", Area: "model", Model: true,
@@ -162,4 +168,111 @@ func integer(v any) int64 {
 	n, _ := v.(json.Number)
 	i, _ := n.Int64()
 	return i
+}
+
+// resetOnUpdate: an update of a completed or failed evaluation writes it
+// back as pending, with no results and no run times, as every later read
+// shows it, filtered lists included, until a start or a RAGAS run.
+var (
+	opUpdateEvaluationOnly = ops(spec.OpUpdateEvaluation)
+	opEvaluationRuns       = ops(spec.OpStartEvaluation, spec.OpRunRagasEvaluation)
+	opGetEvaluationOnly    = ops(spec.OpGetEvaluation)
+)
+
+// resetIDs are the evaluations written back as pending, by the account's
+// Authorization header and the id (ids may repeat across accounts).
+var resetIDs struct {
+	mu sync.Mutex
+	of map[[2]string]bool
+}
+
+func markReset(x *Exchange, id string, on bool) {
+	resetIDs.mu.Lock()
+	defer resetIDs.mu.Unlock()
+	if resetIDs.of == nil {
+		resetIDs.of = map[[2]string]bool{}
+	}
+	k := [2]string{x.Req.Header.Get("Authorization"), id}
+	if on {
+		resetIDs.of[k] = true
+	} else {
+		delete(resetIDs.of, k)
+	}
+}
+
+// resetOf are the account's reset evaluations' ids.
+func resetOf(x *Exchange) []string {
+	resetIDs.mu.Lock()
+	defer resetIDs.mu.Unlock()
+	var ids []string
+	for k := range resetIDs.of {
+		if k[0] == x.Req.Header.Get("Authorization") {
+			ids = append(ids, k[1])
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// asPending shows a reset evaluation as the row written back holds it,
+// and reports whether it is one.
+func asPending(x *Exchange, e any) bool {
+	m, ok := e.(map[string]any)
+	if !ok || !slices.Contains(resetOf(x), jsonString(m["id"])) {
+		return false
+	}
+	m["status"], m["results"], m["started_at"], m["completed_at"] = "pending", nil, nil, nil
+	return true
+}
+
+// resetOnUpdate is the mutant's answer rewriter.
+func resetOnUpdate(x *Exchange, status int, v any) any {
+	if status != http.StatusOK {
+		return v
+	}
+	switch {
+	case x.is(opUpdateEvaluationOnly):
+		d := dig(v, "data")
+		if s, _ := dig(d, "status").(string); s == "completed" || s == "failed" {
+			markReset(x, jsonString(dig(d, "id")), true)
+		}
+		asPending(x, d)
+	case x.is(opEvaluationRuns):
+		markReset(x, x.param("evaluation_id"), false)
+	case x.is(opGetEvaluationOnly):
+		asPending(x, dig(v, "data"))
+	case x.is(opListEvaluations):
+		resetList(x, v)
+	}
+	return v
+}
+
+// resetList shows the reset evaluations of a list as pending: under a
+// filter on another status they are gone, and a filter on pending lists
+// them (on its first page).
+func resetList(x *Exchange, v any) {
+	d, ok := dig(v, "data").(map[string]any)
+	list, _ := d["evaluations"].([]any)
+	if !ok {
+		return
+	}
+	q := x.Req.URL.Query()
+	want := q.Get("status")
+	kept, total := []any{}, integer(d["total"])
+	for _, e := range list {
+		if asPending(x, e) && want != "" && want != "pending" {
+			total--
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if want == "pending" && (q.Get("page") == "" || q.Get("page") == "1") {
+		for _, id := range resetOf(x) {
+			if e, ok := x.askData(x.Req.URL.Path + "/" + url.PathEscape(id)); ok && asPending(x, e) {
+				kept = append(kept, e)
+				total++
+			}
+		}
+	}
+	d["evaluations"], d["total"] = kept, json.Number(strconv.FormatInt(total, 10))
 }

@@ -175,6 +175,11 @@ func ruleState(c *cell) {
 			b = c.mk.onSeed()
 		}
 		c.find("initial", "one of "+setOf(mach.initial...).String(), s, b)
+	case !r.fresh && poss != nil && !poss[s] && mach.known(s) && mach.terminalSeed != "" && poss.within(mach.terminal):
+		// A state the reference calls terminal moved, and not by an
+		// action on it (an action's states are in poss): the move breaks
+		// the reference whatever the transitions, which are decided.
+		c.find("moves", "one of "+poss.String()+" (a terminal state: only an action moves it)", s, basis{clause: mach.terminalSeed})
 	case !r.fresh && poss != nil && !poss[s] && mach.known(s):
 		c.find("moves", "one of "+poss.String()+" (its transitions)", s, basis{decision: mach.decision})
 	}

@@ -187,6 +187,11 @@ type machine struct {
 	// seedIn the states where the reference itself implies it.
 	allows basis
 	seedIn []string
+	// terminal are the states the reference calls terminal, by the clause
+	// terminalSeed: neither the server's clock nor a call that is no
+	// action on the state moves them (§3.1: completed and failed).
+	terminal     []string
+	terminalSeed string
 }
 
 func readMachine(m map[string]any, seed bool) *machine {
@@ -196,6 +201,10 @@ func readMachine(m map[string]any, seed bool) *machine {
 	if a, ok := m["allows"].(map[string]any); ok {
 		row, _ := a["decision"].(string)
 		t.allows, t.seedIn = basis{decision: row}, stringList(a["seed-in"])
+	}
+	if term, ok := m["terminal"].(map[string]any); ok {
+		t.terminal = stringList(term["states"])
+		t.terminalSeed, _ = term["seed"].(string)
 	}
 	for key, dst := range map[string]map[string][]string{"moves": t.moves, "clock": t.clock} {
 		if mv, ok := m[key].(map[string]any); ok {
