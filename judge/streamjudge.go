@@ -117,7 +117,7 @@ func (j *StreamJudge) doneFields() Findings {
 		if sch == nil || v == nil || name == "response" {
 			continue
 		}
-		if sch.VisitJSON(plainJSON(v)) == nil {
+		if sch.VisitJSON(Canonical(v)) == nil {
 			continue
 		}
 		f := j.declared("stream:done/"+name, "the inference result's "+name+": "+schemaType(sch),
@@ -128,9 +128,10 @@ func (j *StreamJudge) doneFields() Findings {
 	return fs
 }
 
-// plainJSON is v as encoding/json decodes it without UseNumber (numbers
-// as float64), the form the schema validator reads.
-func plainJSON(v any) any {
+// Canonical is v as encoding/json reads it back without UseNumber
+// (numbers as float64): the form the schema validator reads, and in which
+// equal values compare equal whatever their Go types.
+func Canonical(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v

@@ -1,6 +1,7 @@
 package refmodel
 
 import (
+	"contractkit/judge"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -272,6 +273,6 @@ func shapeRune(r rune) rune {
 }
 
 func acceptKey(v any) string {
-	b, _ := json.Marshal(canonical(v))
+	b, _ := json.Marshal(judge.Canonical(v))
 	return string(b)
 }

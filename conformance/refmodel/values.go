@@ -1,6 +1,7 @@
 package refmodel
 
 import (
+	"contractkit/judge"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -74,21 +75,7 @@ func same(got, want any) bool {
 		gb, ok := got.(bool)
 		return ok && gb == wb
 	}
-	return reflect.DeepEqual(canonical(got), canonical(want))
-}
-
-// canonical is a value as encoding/json reads it back (numbers float64),
-// so equal values compare equal whatever their Go types.
-func canonical(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
-		return v
-	}
-	return out
+	return reflect.DeepEqual(judge.Canonical(got), judge.Canonical(want))
 }
 
 // show renders a value for a finding, shortened.
