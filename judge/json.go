@@ -267,3 +267,18 @@ func jsonPathPointer(p string) string {
 	}
 	return Pointer(segs...)
 }
+
+// Canonical is v as encoding/json reads it back without UseNumber
+// (numbers as float64): the form the schema validator reads, and in which
+// equal values compare equal whatever their Go types.
+func Canonical(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -126,21 +125,6 @@ func (j *StreamJudge) doneFields() Findings {
 		fs = append(fs, f)
 	}
 	return fs
-}
-
-// Canonical is v as encoding/json reads it back without UseNumber
-// (numbers as float64): the form the schema validator reads, and in which
-// equal values compare equal whatever their Go types.
-func Canonical(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
-		return v
-	}
-	return out
 }
 
 // schemaType names a schema's type ("integer"), "a value" when it has none.

@@ -186,18 +186,28 @@ var resetIDs struct {
 	of map[[2]string]bool
 }
 
+// resetKey is an evaluation's key in resetIDs.
+func resetKey(x *Exchange, id string) [2]string {
+	return [2]string{x.Req.Header.Get("Authorization"), id}
+}
+
 func markReset(x *Exchange, id string, on bool) {
 	resetIDs.mu.Lock()
 	defer resetIDs.mu.Unlock()
 	if resetIDs.of == nil {
 		resetIDs.of = map[[2]string]bool{}
 	}
-	k := [2]string{x.Req.Header.Get("Authorization"), id}
 	if on {
-		resetIDs.of[k] = true
+		resetIDs.of[resetKey(x, id)] = true
 	} else {
-		delete(resetIDs.of, k)
+		delete(resetIDs.of, resetKey(x, id))
 	}
+}
+
+func isReset(x *Exchange, id string) bool {
+	resetIDs.mu.Lock()
+	defer resetIDs.mu.Unlock()
+	return resetIDs.of[resetKey(x, id)]
 }
 
 // resetOf are the account's reset evaluations' ids.
@@ -218,7 +228,7 @@ func resetOf(x *Exchange) []string {
 // and reports whether it is one.
 func asPending(x *Exchange, e any) bool {
 	m, ok := e.(map[string]any)
-	if !ok || !slices.Contains(resetOf(x), jsonString(m["id"])) {
+	if !ok || !isReset(x, jsonString(m["id"])) {
 		return false
 	}
 	m["status"], m["results"], m["started_at"], m["completed_at"] = "pending", nil, nil, nil

@@ -1,7 +1,6 @@
 package refmodel
 
 import (
-	"contractkit/judge"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"contractkit/judge"
 )
 
 // How a refusal of a request the model predicts valid is classed. Every

@@ -1,7 +1,6 @@
 package refmodel
 
 import (
-	"contractkit/judge"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/text/unicode/norm"
+
+	"contractkit/judge"
 )
 
 // Values as the model compares them: JSON decoded with numbers kept as
