@@ -83,7 +83,12 @@ func (j *Judge) contractCached(op string, x *exchange.Exchange) Findings {
 	}
 	var fs Findings
 	if len(Contract(j.strict, x)) != 0 {
-		fs = j.contract(x)
+		fs = j.contract(op, x)
+	}
+	if j.seedSuccessBroken(op, x.Status) && len(fs.Rule(RuleStatus)) == 0 {
+		// A success the contract documents, yet not the one the reference
+		// names for the operation.
+		fs = append(fs, j.successStatusFinding(op, x.Status))
 	}
 	if cacheable && len(fs) <= maxCachedFindings {
 		j.cache.put(k, fs)

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -69,11 +70,13 @@ func Contract(c *spec.Contract, x *exchange.Exchange) Findings {
 	return append(out, fs...)
 }
 
-// contract judges x's answer against both views: a mismatch with the
-// declared view is Declared, an undocumented status excepted (Decided,
-// D-17: the condition-to-code mapping is ours); one only the contract as
-// written has is Decided, with the decision that shaped its rule.
-func (j *Judge) contract(x *exchange.Exchange) Findings {
+// contract judges x's answer to operation op against both views: a
+// mismatch with the declared view is Declared, an undocumented status
+// excepted (Decided, D-17: the condition-to-code mapping is ours) unless it
+// is a success other than the one the reference names (§4.1 "HTTP 200 on
+// success": successStatus); one only the contract as written has is
+// Decided, with the decision that shaped its rule.
+func (j *Judge) contract(op string, x *exchange.Exchange) Findings {
 	decl := Contract(j.declared, x)
 	strict := Contract(j.strict, x)
 	var out Findings
@@ -83,9 +86,12 @@ func (j *Judge) contract(x *exchange.Exchange) Findings {
 		// rule; what the contract as written says of the same value at the
 		// same place (its enum without null, say) adds nothing.
 		inDecl[f.Pointer+"\x00"+f.Got] = true
-		if f.Rule == RuleStatus {
+		switch {
+		case f.Rule == RuleStatus && j.seedSuccessBroken(op, x.Status):
+			f = j.successStatusFinding(op, x.Status)
+		case f.Rule == RuleStatus:
 			f.Class = Decided
-		} else {
+		default:
 			f.Decision = ""
 		}
 		out = append(out, f)
@@ -109,4 +115,19 @@ func mediaType(h http.Header) string {
 		return ""
 	}
 	return mt
+}
+
+// seedSuccessBroken reports whether status is a success other than the one
+// the reference names for op.
+func (j *Judge) seedSuccessBroken(op string, status int) bool {
+	f, ok := j.successStatus[op]
+	return ok && status/100 == 2 && status != f.Want
+}
+
+// successStatusFinding is the break of op's named success status: declared,
+// on the reference's clause, whatever the contract documents beside it.
+func (j *Judge) successStatusFinding(op string, status int) Finding {
+	f := j.successStatus[op]
+	return Finding{Pointer: RuleStatus, Rule: RuleStatus, Expected: fmt.Sprintf("%v (the reference's success status)", f.Want),
+		Got: strconv.Itoa(status), Clause: f.Clause}
 }

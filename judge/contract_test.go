@@ -40,7 +40,7 @@ func TestContractFindingsAreValuesAndComplete(t *testing.T) {
 	}
 	// Judged against both views, a break of the declared one rests on no
 	// decision.
-	for _, f := range tj.contract(x) {
+	for _, f := range tj.contract("", x) {
 		if f.Class == Declared && f.Decision != "" {
 			t.Errorf("a declared finding names a decision: %+v", f)
 		}
@@ -61,7 +61,7 @@ func TestContractFindingsNameTheirDecision(t *testing.T) {
 		t.Fatalf("the declared view objects to decided values: %q", m.Lines())
 	}
 	got := map[string]string{}
-	for _, f := range tj.contract(x) {
+	for _, f := range tj.contract("", x) {
 		if f.Class != Decided {
 			t.Errorf("a difference of the contract as written alone is decided: %+v", f)
 		}
@@ -79,7 +79,29 @@ func TestUndocumentedStatusIsD17(t *testing.T) {
 	if len(m) != 1 || m[0].Rule != RuleStatus || m[0].Decision != "D-17" || m[0].Got != "418" {
 		t.Errorf("got %+v, want one status finding of D-17", m)
 	}
-	if fs := tj.contract(x); len(fs) != 1 || fs[0].Class != Decided || fs[0].Decision != "D-17" {
+	if fs := tj.contract("", x); len(fs) != 1 || fs[0].Class != Decided || fs[0].Decision != "D-17" {
 		t.Errorf("contract() = %+v: an undocumented code is a decided difference", fs)
+	}
+}
+
+// A success other than the one the reference names (§4.1: a model delete
+// is "HTTP 200 on success") breaks the reference, not D-17: the status is a
+// fact of its own, whatever row decides the rest of the answer.
+func TestASeedSuccessStatusIsDeclared(t *testing.T) {
+	body := `{"status":"success","data":{"message":"Model deleted","id":"7"}}`
+	for _, status := range []int{201, 202, 204} {
+		x := answered("DELETE", "/api/v1/user/model/7", status, body)
+		fs := tj.Verdict(x, nil, false).Rule(RuleStatus)
+		if len(fs) != 1 || fs[0].Class != Declared || fs[0].Clause != "4.1.4" || fs[0].Decision != "" {
+			t.Errorf("a model delete answered %d: %+v, want one declared status finding on §4.1.4", status, fs)
+		}
+	}
+	// A success status the reference does not name stays a decided
+	// difference (a conversation create answered 201).
+	x := answered("POST", "/api/v1/user/conversations", 201, `{"status":"success","data":{}}`)
+	for _, f := range tj.Verdict(x, nil, false).Rule(RuleStatus) {
+		if f.Class != Decided || f.Decision != "D-17" {
+			t.Errorf("a conversation create answered 201: %+v, want a D-17 difference", f)
+		}
 	}
 }

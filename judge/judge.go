@@ -28,6 +28,9 @@ type Judge struct {
 	// headerDocs says, per "operationId status", whether the contract
 	// documents response headers there (cache.go).
 	headerDocs map[string]bool
+	// successStatus is, per operation, the success status the reference
+	// itself names (spec.FactSuccessStatus: §4.1's "HTTP 200 on success").
+	successStatus map[string]spec.Fact
 	cache      *verdictCache
 }
 
@@ -36,7 +39,8 @@ type Judge struct {
 // from one document; New reads what it needs of them once.
 func New(strict, declared *spec.Contract) *Judge {
 	return &Judge{strict: strict, declared: declared, chunkTypes: chunkTypesOf(strict),
-		resultFields: resultFieldsOf(declared), headerDocs: headerDocsOf(strict), cache: newVerdictCache()}
+		resultFields: resultFieldsOf(declared), headerDocs: headerDocsOf(strict), successStatus: successStatusesOf(declared),
+		cache: newVerdictCache()}
 }
 
 // Build makes the judge of a raw OpenAPI document, its declared view
@@ -103,6 +107,18 @@ func resultFieldsOf(c *spec.Contract) map[string]*openapi3.Schema {
 	for name, p := range ref.Value.Properties {
 		if p != nil && p.Value != nil {
 			out[name] = p.Value
+		}
+	}
+	return out
+}
+
+// successStatusesOf reads the success statuses the reference names, by
+// operation.
+func successStatusesOf(c *spec.Contract) map[string]spec.Fact {
+	out := map[string]spec.Fact{}
+	for _, f := range c.Facts() {
+		if f.Kind == spec.FactSuccessStatus {
+			out[f.Op] = f
 		}
 	}
 	return out

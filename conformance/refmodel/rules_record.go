@@ -64,7 +64,7 @@ func ruleStored(c *cell) {
 	case "default":
 		want := c.j.m.defaultOf(r.kind, c.name, c.s)
 		if c.present && !same(c.v, want) {
-			c.find("unset", "absent or "+show(want), c.got(), c.mk.onDecision())
+			c.find("unset", "absent or "+show(want), c.got(), c.defaultBasis(want))
 		}
 	case "empty":
 		if c.present && !blank(c.v) {
@@ -74,6 +74,18 @@ func ruleStored(c *cell) {
 	if c.present {
 		r.stored[c.name] = fact{value: c.v, basis: c.mk.onDecision()}
 	}
+}
+
+// defaultBasis is what a field's default rests on: the clause of the
+// table that writes it (§2.1's Default column, §2.4's "default empty
+// string") when the default predicted is the one the property itself
+// writes there, else the mark's decision (a request field's default, D-09).
+// A seed default inside a decided row (D-35 quotes §2.1) is the seed's fact.
+func (c *cell) defaultBasis(want any) basis {
+	if c.s.seed != "" && (c.s.hasDflt || c.s.nullable && want == nil) && same(c.s.dflt, want) {
+		return basis{clause: c.s.seed}
+	}
+	return c.mk.onDecision()
 }
 
 // defaultOf is what a field the create did not set holds: the default of
