@@ -47,6 +47,15 @@ const (
 	// FactRefusalStatus: a refusal the seed names answers the status Want
 	// (an int): 401 for a missing or wrong key (§5.3).
 	FactRefusalStatus FactKind = "refusal-status"
+	// FactGone: once the operation Want (a delete that is not soft) removed
+	// a record, the operation Op, reading that record or what is under
+	// it, is refused (a conversation's messages go with it, §4.2).
+	FactGone FactKind = "gone"
+	// FactStateRefusal: the operation is refused while its record is in one
+	// of the states Want ([]string): §3.1 rule 1, a running evaluation is
+	// not deleted. Status is the refusal's documented status (the code is
+	// a decision's; the refusal is the reference's).
+	FactStateRefusal FactKind = "state-refusal"
 )
 
 // Fact is one declared rule of one answer of the contract.
@@ -74,17 +83,23 @@ type Fact struct {
 
 // String names the fact for a report: "getModel 200 /data/id type integer (§2.1)".
 func (f Fact) String() string {
-	status := "2xx"
-	if f.Status != 0 {
+	status := "any"
+	switch {
+	case f.Kind == FactSuccessStatus:
+		status = "2xx"
+	case f.Status != 0:
 		status = strconv.Itoa(f.Status)
 	}
 	return fmt.Sprintf("%s %s %s %s %v (§%s)", f.Op, status, f.Pointer, f.Kind, f.Want, f.Clause)
 }
 
 // Facts lists the declared facts of c's answers, sorted by operation,
-// status and pointer. Call it on the declared view: the contract as written
+// status and pointer; read once per contract, shared: the caller must not
+// change the list. Call it on the declared view: the contract as written
 // also holds the decided constraints.
-func (c *Contract) Facts() []Fact {
+func (c *Contract) Facts() []Fact { return c.facts() }
+
+func (c *Contract) readFacts() []Fact {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(c.Raw, &doc); err != nil {
 		return nil
@@ -120,6 +135,7 @@ func (c *Contract) Facts() []Fact {
 			out = append(out, w.out...)
 		}
 		out = append(out, c.defaultFacts(op, kin, &doc)...)
+		out = append(out, c.relationFacts(op)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -191,8 +207,8 @@ func (w *factWalk) schema(ref *openapi3.SchemaRef, ptr, place, clause string, de
 			add(FactNonNull, nil)
 		}
 	}
-	if len(s.Enum) > 0 {
-		add(FactEnum, slices.Clone(s.Enum))
+	if enum := slices.DeleteFunc(slices.Clone(s.Enum), func(v any) bool { return v == nil }); len(enum) > 0 {
+		add(FactEnum, enum) // a null the view allows is the non-null fact's absence
 	}
 	if s.Format == "date-time" {
 		add(FactDateTime, nil)
@@ -312,4 +328,46 @@ func sortedNames(props openapi3.Schemas) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// relationFacts are what the reference says a write does to the record it
+// names: a delete that is not soft removes the record and what is under
+// it (its reads are refused), and a state the reference names refuses the
+// operation (x-effect state entries that rest on a clause).
+func (c *Contract) relationFacts(op Operation) []Fact {
+	var out []Fact
+	role, res := c.Place(op)
+	soft := false
+	for i, e := range c.Effects(op) {
+		seed := e.Str("seed")
+		switch {
+		case e.Rule == "soft-delete":
+			soft = true
+		case e.Rule == "state" && seed != "":
+			status := 0
+			if r, ok := e.Params["refuse"].(map[string]any); ok {
+				n, _ := r["status"].(float64)
+				status = int(n)
+			}
+			out = append(out, Fact{Op: op.ID, Status: status, Kind: FactStateRefusal, Pointer: "status", Want: e.List("refused-in"),
+				Clause: seed, Place: fmt.Sprintf("%s x-effect/%d", c.opPlace(op), i)})
+		}
+	}
+	if role != RoleDelete || soft || op.Clause == "" {
+		return out
+	}
+	for _, read := range c.Operations {
+		r, rres := c.Place(read)
+		if rres != res || !strings.EqualFold(read.Method, "GET") || r != RoleGet && r != RoleChild {
+			continue
+		}
+		out = append(out, Fact{Op: read.ID, Kind: FactGone, Pointer: "status", Want: op.ID,
+			Clause: op.Clause, Place: c.opPlace(op) + " gone " + read.ID})
+	}
+	return out
+}
+
+// opPlace is where the contract writes op.
+func (c *Contract) opPlace(op Operation) string {
+	return "/paths/" + escapePointer.Replace(op.Path) + "/" + strings.ToLower(op.Method)
 }

@@ -51,6 +51,7 @@ type Contract struct {
 
 	requests  map[string]*RequestCheck // by operationId (requests.go)
 	resources []*Resource              // resources.go
+	facts     func() []Fact            // facts.go, read once on first use
 }
 
 // Operation is one method on one path of the contract.
@@ -153,8 +154,10 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, Limits: limits,
-		requests: requests, resources: resourcesOf(kin)}, nil
+	c := &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, Limits: limits,
+		requests: requests, resources: resourcesOf(kin)}
+	c.facts = sync.OnceValue(c.readFacts)
+	return c, nil
 }
 
 func operations(doc *openapi3.T) ([]Operation, error) {

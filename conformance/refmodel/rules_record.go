@@ -76,14 +76,19 @@ func ruleStored(c *cell) {
 	}
 }
 
-// defaultBasis is what a field's default rests on: the clause of the
-// table that writes it (§2.1's Default column, §2.4's "default empty
-// string") when the default predicted is the one the property itself
-// writes there, else the mark's decision (a request field's default, D-09).
-// A seed default inside a decided row (D-35 quotes §2.1) is the seed's fact.
+// defaultBasis is what the default of a field the create left out rests
+// on: the reference's clause when the default predicted is one it states
+// (spec.FactDefault: §2.1's Default column, §2.4's "default empty string"),
+// else the mark's decision (a request field's default, D-09). A seed
+// default inside a decided row (D-35 quotes §2.1) is the seed's fact.
 func (c *cell) defaultBasis(want any) basis {
-	if c.s.seed != "" && (c.s.hasDflt || c.s.nullable && want == nil) && same(c.s.dflt, want) {
-		return basis{clause: c.s.seed}
+	for _, op := range c.j.m.cat.list {
+		if op.kind != c.f.rec.kind || op.role != roleCreate {
+			continue
+		}
+		if f, ok := c.j.m.seedDefaults[op.id+" /data/"+escape(c.name)]; ok && same(f.Want, want) {
+			return basis{clause: f.Clause}
+		}
 	}
 	return c.mk.onDecision()
 }

@@ -27,11 +27,6 @@ type shape struct {
 	hasDflt  bool
 	machine  *machine // x-transitions
 	seedMark bool     // the schema carries an x-seed mark
-	// seed is the clause of its own x-seed mark, else, for a property
-	// written inline in a table the reference states (an object with an
-	// x-seed mark: §2.1's Model), the table's: the clause that states the
-	// property's row (its type, its default).
-	seed string
 	decision string   // the row of its first x-decision mark ("" none)
 	// alts are the branches of a oneOf or anyOf, each with its own
 	// properties and marks (props holds the first of each name only);
@@ -84,7 +79,7 @@ func (c *compiler) compile(ref *openapi3.SchemaRef, ptr string) *shape {
 	sh := &shape{ptr: ptr, nullable: s.Nullable, dflt: s.Default, hasDflt: s.Default != nil}
 	c.memo[s] = sh
 	sh.mark, sh.markErr = readMark(s.Extensions, ptr)
-	sh.seed, sh.seedMark = s.Extensions["x-seed"].(string)
+	_, sh.seedMark = s.Extensions["x-seed"]
 	sh.decision = decisionRowOf(s.Extensions["x-decision"])
 	if s.Type != nil && len(s.Type.Slice()) == 1 {
 		sh.typ = s.Type.Slice()[0]
@@ -106,9 +101,6 @@ func (c *compiler) compile(ref *openapi3.SchemaRef, ptr string) *shape {
 		sh.props = map[string]*shape{}
 		for name, p := range s.Properties {
 			sh.props[name] = c.compile(p, fmt.Sprintf("%s/properties/%s", ptr, escape(name)))
-			if inline := p.Ref == ""; inline && sh.props[name].seed == "" {
-				sh.props[name].seed = sh.seed
-			}
 			sh.names = append(sh.names, name)
 		}
 		sort.Strings(sh.names)

@@ -61,6 +61,9 @@ type Model struct {
 	walks  map[walkKey]*walk
 	// strict and declared validate requests (spec views).
 	strict, declared *spec.Contract
+	// seedDefaults are the defaults the reference states, by the create
+	// that shows them and their pointer ("createModel /data/description").
+	seedDefaults map[string]spec.Fact
 }
 
 // New returns a model of an empty or unknown server, as cfg says.
@@ -70,7 +73,12 @@ func New(cfg Config) *Model {
 		doc = spec.Strict().Kin
 	}
 	m := &Model{cfg: cfg, cat: newCatalog(doc), ids: map[*kind]map[string]bool{}, accepted: map[string]*accepted{}, took: map[string]bool{}, honoured: map[string]bool{}, echoed: map[string]map[string]bool{},
-		walks: map[walkKey]*walk{}, strict: spec.Strict(), declared: spec.Declared()}
+		walks: map[walkKey]*walk{}, strict: spec.Strict(), declared: spec.Declared(), seedDefaults: map[string]spec.Fact{}}
+	for _, f := range m.declared.Facts() {
+		if f.Kind == spec.FactDefault {
+			m.seedDefaults[f.Op+" "+f.Pointer] = f
+		}
+	}
 	for i := range m.accts {
 		m.accts[i] = &account{idx: i, byID: map[*kind]map[string]*record{}, scopes: map[scopeKey]*scope{}}
 	}

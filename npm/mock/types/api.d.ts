@@ -567,12 +567,19 @@ export interface components {
              * @default null
              */
             personaId?: number | null;
+            /** @default null */
             use_case_id?: components["schemas"]["AnyValue"];
+            /** @default null */
             use_case_name?: components["schemas"]["AnyValue"];
+            /** @default null */
             use_case_label?: components["schemas"]["AnyValue"];
+            /** @default null */
             use_case_description?: components["schemas"]["AnyValue"];
+            /** @default null */
             use_case_custom?: components["schemas"]["AnyValue"];
+            /** @default null */
             onboarding_goal?: components["schemas"]["AnyValue"];
+            /** @default null */
             onboarding_role?: components["schemas"]["AnyValue"];
             /** @default false */
             has_image?: boolean | null;
@@ -605,8 +612,11 @@ export interface components {
             fine_tuning_status?: boolean | null;
             metrics?: components["schemas"]["Metrics"];
             dataset_info?: components["schemas"]["DatasetInfo"];
+            /** @default null */
             external_model_id?: components["schemas"]["AnyValue"];
+            /** @default null */
             external_provider_type?: components["schemas"]["AnyValue"];
+            /** @default null */
             external_model_capabilities?: components["schemas"]["AnyValue"];
             /**
              * @description Fine-tuning method. Contract notes: D-11.
@@ -640,6 +650,7 @@ export interface components {
             organization_name?: string | null;
             /** @default 0 */
             shared_user_count?: number | null;
+            /** @default null */
             dataset_sharing_status?: components["schemas"]["AnyValue"];
             /** @default 0 */
             pending_dataset_access_requests?: number | null;
@@ -1159,7 +1170,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Invalid or missing API key. Contract notes: seed §5.3. */
+        /** @description Invalid or missing API key. Contract notes: seed §5.3 (the status is the seed's). */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1292,7 +1303,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new model, training. */
+            /** @description The new model, training. Contract notes: the status is the seed's (§4.1: "Response 200"). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1351,7 +1362,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The model is deleted. */
+            /** @description The model is deleted. Contract notes: the status is the seed's (§4.1: "HTTP 200 on success"). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1444,7 +1455,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The conversation and its messages are gone. */
+            /** @description The conversation and its messages are gone. Contract notes: the status is the seed's (§4.2: "HTTP 200 on success"). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1884,7 +1895,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The evaluation is deleted. */
+            /** @description The evaluation is deleted. Contract notes: the status is the seed's (§4.5: "Success response is HTTP 200"). */
             200: {
                 headers: {
                     [name: string]: unknown;
