@@ -1,6 +1,7 @@
 package refmodel
 
 import (
+	"cmp"
 	"path"
 	"strconv"
 	"strings"
@@ -116,6 +117,9 @@ func (m *Model) write(x *expectation, r *record) {
 		}
 		if ok {
 			b := st.basis
+			if b == (basis{}) {
+				b = basis{clause: x.op.clause} // the request's table: what it writes is what the record shows
+			}
 			if x.multi[reqField] {
 				b = b.weaker(basis{decision: "D-08"}) // read from the first of its parts
 			}
@@ -144,7 +148,7 @@ func (m *Model) write(x *expectation, r *record) {
 // refers to it), and with the records whose reference says they go with
 // it.
 func (m *Model) remove(x *expectation, r *record) {
-	r.gone, r.goneBasis = deleted, basis{clause: "4"}
+	r.gone, r.goneBasis = deleted, basis{clause: cmp.Or(x.op.clause, "4")}
 	for _, e := range x.op.effects {
 		if e.rule != "soft-delete" {
 			continue

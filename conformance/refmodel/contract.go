@@ -69,11 +69,14 @@ type storage struct {
 // operation is one operation of the contract as the model drives it.
 type operation struct {
 	id, method, path string
-	role             role
-	kind             *kind
-	coll             string // the collection a child list lists
-	body             *openapi3.Schema
-	media            string
+	// clause is the reference's clause that states the operation (its
+	// x-seed mark, "4.2.4"), "" without one.
+	clause string
+	role   role
+	kind   *kind
+	coll   string // the collection a child list lists
+	body   *openapi3.Schema
+	media  string
 	// files is the body's field of binary items (a multipart upload).
 	files    string
 	params   []*openapi3.Parameter
@@ -150,6 +153,7 @@ func newCatalog(doc *openapi3.T) *catalog {
 func (c *catalog) add(comp *compiler, path, method string, item *openapi3.PathItem, op *openapi3.Operation) {
 	x := &operation{id: op.OperationID, method: method, path: path, paging: map[string]string{}, stored: map[string]storage{}, codes: map[int]basis{}}
 	x.role, x.kind, x.coll = c.roleOf(path, method)
+	x.clause, _ = op.Extensions["x-seed"].(string)
 	for _, pr := range append(append(openapi3.Parameters{}, item.Parameters...), op.Parameters...) {
 		if pr.Value == nil {
 			continue
