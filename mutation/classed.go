@@ -1,6 +1,9 @@
 package mutation
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/http"
+)
 
 // classed are mutants of a declared rule that only a check of another
 // class meets, or only an answer no check judges: a SHOULD check's list,
@@ -49,4 +52,9 @@ var classed = []Mutant{
 			}
 			return v
 		}))},
+
+	// ---- a fact of the reference inside a decided row (issue 39) ----
+	{Name: "model-delete-202", Area: "models",
+		Breaks: "a model delete answers 202 Accepted with the same body: §4.1 says HTTP 200 on success (the success body is D-02's, the status is the seed's)",
+		Answer: onOperation(opDeleteModel, onStatus(http.StatusOK, func(_ *Exchange, a *Answer) { a.Status = http.StatusAccepted }))},
 }

@@ -292,6 +292,12 @@ func (s *idSet) add(id string) {
 	s.ids[id] = true
 }
 
+func (s *idSet) del(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, id)
+}
+
 func (s *idSet) has(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
