@@ -31,7 +31,7 @@ type Judge struct {
 	// successStatus is, per operation, the success status the reference
 	// itself names (spec.FactSuccessStatus: §4.1's "HTTP 200 on success").
 	successStatus map[string]spec.Fact
-	cache      *verdictCache
+	cache         *verdictCache
 }
 
 // New makes the judge of a contract: strict is the document as written,
