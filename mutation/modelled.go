@@ -289,7 +289,7 @@ var modelled = []Mutant{
 // variants where the model has latitude, sorted by name: the entries of
 // List marked Model.
 func Modelled() []Mutant {
-	out := slices.Concat(modelled, latitude, defaulted, inputMutants, unseenMutants, inputLatitude)
+	out := slices.Concat(modelled, latitude, defaulted, inputMutants, unseenMutants, inputLatitude, transportMutants, transportVariants)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -133,7 +133,8 @@ func List() []Mutant { return sorted(listed()) }
 
 // listed is every table of List, unsorted.
 func listed() []Mutant {
-	return slices.Concat(mutants, liberal, explored, modelled, latitude, classed, defaulted, inputMutants, unseenMutants, inputVariants, inputLatitude)
+	return slices.Concat(mutants, liberal, explored, modelled, latitude, classed, defaulted, inputMutants, unseenMutants, inputVariants, inputLatitude,
+		transportMutants, transportVariants)
 }
 
 // Hostile returns the hostile servers, sorted by name. The runner runs

@@ -138,9 +138,7 @@ func listPage(param string, p int, scope url.Values) (target string, size int) {
 
 // unmutated are the operations no mutant names by operationId, each with
 // the reason (the operation index, internal/opindex, requires one).
-var unmutated = map[string]string{
-	spec.OpCheckEvaluationName: "no mutant of its rules (D-19) yet: its answer is held by the generic envelope and shape mutants only",
-}
+var unmutated = map[string]string{}
 
 // OperationTable is the mutants' table for the kit's operation index
 // (internal/opindex): every operationId a mutant or variant names, mapped
