@@ -124,7 +124,7 @@ func (s *Server) resolveMatch(o *overrideRule) (*openapi3.Operation, error) {
 			}
 			return nil, apierr.New(apierr.Invalid, "match.path %q is no path of the contract (paths: %s)", textcut.Shorten(m.Path, 80), strings.Join(contractPaths(s.contract), ", "))
 		}
-		op, o.params = found, params
+		op, o.params = found, decoded(params)
 	}
 	if len(m.Body) > 0 && jsonRequest(op) == nil {
 		return nil, apierr.New(apierr.Invalid, "match.body: %s takes no JSON body to compare", op.OperationID)

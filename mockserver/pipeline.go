@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request, account string, aut
 		}
 		return
 	}
-	c := &call{w: w, r: r, op: op, params: params, account: s.store.Account(account), in: in}
+	c := &call{w: w, r: r, op: op, params: decoded(params), account: s.store.Account(account), in: in}
 	if err := s.validate(c); err != nil {
 		fail(err)
 		return
@@ -198,3 +199,18 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach Flush on the real writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// decoded are the path parameters the router gives back as the client
+// wrote them (escaped: %34) read as what they say (4): a percent-encoded
+// octet is the octet (RFC 3986 §2.1, D-49). One that does not decode is
+// kept as written (it names nothing).
+func decoded(params map[string]string) map[string]string {
+	for k, v := range params {
+		if strings.Contains(v, "%") {
+			if d, err := url.PathUnescape(v); err == nil {
+				params[k] = d
+			}
+		}
+	}
+	return params
+}

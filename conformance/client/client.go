@@ -64,7 +64,15 @@ type Request struct {
 	Form *exchange.Form
 	// Header holds extra request headers (Accept, ...).
 	Header http.Header
-	Auth   Auth
+	// RawQuery, when set, is the query string sent as is (Query still
+	// says what it holds): a space written %20 rather than +.
+	RawQuery string
+	// Chunked sends the body without a Content-Length, chunked; Continue
+	// asks Expect: 100-continue and sends the body once the server says
+	// to (or after the transport's ExpectContinueTimeout).
+	Chunked, Continue bool
+
+	Auth Auth
 	// RawAuth is the Authorization header value when Auth is AuthRaw.
 	RawAuth string
 	// Near is which of NearKeys an AuthNear request carries (0: the last

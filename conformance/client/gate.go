@@ -40,7 +40,7 @@ func (c *Client) admit(r Request) (settle func(*exchange.Exchange), withheld *ex
 		}
 		return settle, nil
 	}
-	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(c.url(r.Path, r.Query)), Path: r.Path, RawQuery: queryString(r.Query),
+	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(c.url(r.Path, r.query())), Path: r.Path, RawQuery: r.query(),
 		Error: fmt.Sprintf("not sent: %s", c.redact.String(err.Error())), Withheld: err}
 	c.record(x)
 	return nil, x

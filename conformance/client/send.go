@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -25,10 +26,10 @@ import (
 // once: the response with its body unread, or nil with x saying why.
 func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange.Exchange) {
 	body, contentType, shown, curlData, err := encodeBody(r)
-	u := c.url(r.Path, r.Query)
+	u := c.url(r.Path, r.query())
 	c.mu.Lock()
 	c.seq++
-	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: queryString(r.Query), Seq: c.seq}
+	x := &exchange.Exchange{Method: r.Method, URL: c.redact.String(u), Path: r.Path, RawQuery: r.query(), Seq: c.seq}
 	c.mu.Unlock()
 	if err != nil {
 		x.Error = "building the request: " + err.Error()
@@ -49,6 +50,13 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 			req.Header.Add(k, v)
 		}
 	}
+	if body != nil && r.Chunked {
+		// A body of unknown length goes out chunked.
+		req.Body, req.ContentLength, req.GetBody = io.NopCloser(bytes.NewReader(body)), -1, nil
+	}
+	if body != nil && r.Continue {
+		req.Header.Set("Expect", "100-continue") // the transport waits for the 100 (ExpectContinueTimeout)
+	}
 	switch r.Auth {
 	case AuthKey:
 		req.Header.Set("Authorization", "Bearer "+c.key)
@@ -62,7 +70,12 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, *exchange
 	x.RequestHeader = c.redact.Header(req.Header)
 	x.RequestBody = c.redact.String(exchange.Excerpt(shown))
 	x.Sent = body
-	x.Curl = exchange.Curl(c.redact, r.Method, u, req.Header, curlData, r.Form)
+	curlHeader := req.Header
+	if body != nil && r.Chunked {
+		curlHeader = req.Header.Clone()
+		curlHeader.Set("Transfer-Encoding", "chunked")
+	}
+	x.Curl = exchange.Curl(c.redact, r.Method, u, curlHeader, curlData, r.Form)
 
 	if reason, stopped := c.withheld(req); stopped {
 		x.Error = "not sent: " + reason
@@ -98,19 +111,29 @@ func (c *Client) finish(ctx context.Context, resp *http.Response, x *exchange.Ex
 	c.record(x)
 }
 
-// queryString is q as the request sends it.
-func queryString(q url.Values) string {
-	if len(q) == 0 {
+// query is the query string as the request sends it.
+func (r Request) query() string {
+	if r.RawQuery != "" {
+		return r.RawQuery
+	}
+	if len(r.Query) == 0 {
 		return ""
 	}
-	return q.Encode()
+	return r.Query.Encode()
 }
 
-func (c *Client) url(path string, q url.Values) string {
+// url is the request's URL: path (escaped as it is to be sent: an id
+// written %34 stays so) joined to the base URL, with the query string.
+func (c *Client) url(path, query string) string {
 	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + path
-	u.RawPath = ""
-	u.RawQuery = queryString(q)
+	prefix := strings.TrimRight(u.Path, "/")
+	u.Path, u.RawPath = prefix+path, ""
+	if strings.Contains(path, "%") {
+		if p, err := url.PathUnescape(path); err == nil {
+			u.Path, u.RawPath = prefix+p, strings.TrimRight(c.base.EscapedPath(), "/")+path
+		}
+	}
+	u.RawQuery = query
 	return u.String()
 }
 

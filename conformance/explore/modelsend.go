@@ -7,7 +7,6 @@ import (
 	"errors"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -59,9 +58,10 @@ func (s modelSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer 
 	if !ok {
 		return refmodel.Answer{}
 	}
-	r := client.Request{Method: strings.ToUpper(op.Method), Path: op.Path, Query: c.Query, Auth: modelAuth[c.Key], Near: c.Near}
-	for name, v := range c.Path {
-		r.Path = strings.ReplaceAll(r.Path, "{"+name+"}", url.PathEscape(v))
+	r := client.Request{Method: strings.ToUpper(op.Method), Path: c.PathOf(op.Path), Query: c.Query, Auth: modelAuth[c.Key], Near: c.Near,
+		Chunked: c.Wire.Chunked, Continue: c.Wire.Continue}
+	if c.Wire.Space != "" && len(c.Query) > 0 {
+		r.RawQuery = c.RawQuery()
 	}
 	switch {
 	case c.Raw != nil:

@@ -82,6 +82,9 @@ type Op struct {
 	Answers []string
 	// Cost is its x-cost kind ("" none).
 	Cost string
+	// Holds are the request fields its answer compares with a field of a
+	// kind's resources (transport.go).
+	Holds []Holder
 }
 
 // Writes reports whether the operation changes something (any method but
@@ -223,6 +226,7 @@ func Read(c, d *spec.Contract) *Catalog {
 	for _, k := range cat.Kinds {
 		cat.describe(c, k)
 	}
+	cat.readHolders(c)
 	cat.Faults = faultOrder(c.Kin)
 	return cat
 }

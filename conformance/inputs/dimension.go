@@ -178,6 +178,8 @@ func (c *Catalog) DeriveOp(op *Op) []Dimension {
 	}
 	add(alternativeDims(op)...)
 	add(encodingDims(op)...)
+	add(wireDims(op)...) // transport.go: how a request is carried, text from every plane
+	add(nameDims(op)...)
 	add(idDims(op)...)
 	add(c.pairDims(op)...)
 	add(c.repeatDims(op)...)

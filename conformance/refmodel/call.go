@@ -39,6 +39,8 @@ type Call struct {
 	Form *Form
 	// Accept is its Accept header.
 	Accept string
+	// Wire is how it is carried: its transport and spellings (wire.go).
+	Wire Wire
 }
 
 // Form is a multipart/form-data body.

@@ -116,10 +116,7 @@ func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 	if !ok {
 		h.t.Fatalf("no operation %s", c.Op)
 	}
-	path := op.Path
-	for k, v := range c.Path {
-		path = strings.ReplaceAll(path, "{"+k+"}", url.PathEscape(v))
-	}
+	path := c.PathOf(op.Path)
 	var body io.Reader
 	ctype := c.ContentType
 	switch {
@@ -140,7 +137,7 @@ func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 	}
 	u := h.url + path
 	if len(c.Query) > 0 {
-		u += "?" + c.Query.Encode()
+		u += "?" + c.RawQuery()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -150,6 +147,13 @@ func (h httpSender) Send(ctx context.Context, c refmodel.Call) refmodel.Answer {
 	}
 	if ctype != "" {
 		r.Header.Set("Content-Type", ctype)
+	}
+	if body != nil && c.Wire.Chunked {
+		// A body of unknown length goes out chunked.
+		r.Body, r.ContentLength, r.GetBody = io.NopCloser(body), -1, nil
+	}
+	if body != nil && c.Wire.Continue {
+		r.Header.Set("Expect", "100-continue") // the transport waits for the 100 (ExpectContinueTimeout)
 	}
 	if c.Accept != "" {
 		r.Header.Set("Accept", c.Accept)

@@ -384,10 +384,12 @@ func (m *Model) wholeKind(a *account, k *kind) bool {
 	return true
 }
 
-// encodingOf names how a call spells its media types other than the plain
-// way a server takes (D-49): a Content-Type with parameters or in another
-// case, one on a call without a body, an Accept list, a wildcard or
-// parameters; "" when it spells them plainly.
+// encodingOf names how a call spells its media types and how it is
+// carried, other than the plain way a server takes (D-49): a Content-Type
+// with parameters or in another case, one on a call without a body, an
+// Accept list, a wildcard or parameters, and its Wire (a body chunked or
+// after Expect: 100-continue, a space in the query as + or %20, path ids
+// percent-encoded); "" when it spells them plainly.
 func encodingOf(c Call, op *operation) string {
 	var out []string
 	switch ct := strings.TrimSpace(c.ContentType); {
@@ -400,6 +402,7 @@ func encodingOf(c Call, op *operation) string {
 	if a := strings.TrimSpace(c.Accept); a != "" && !slices.Contains(op.negotiate, a) && a != op.media && a != "application/json" {
 		out = append(out, "Accept: "+a)
 	}
+	out = append(out, spelling(c)...)
 	return strings.Join(out, " and ")
 }
 

@@ -45,6 +45,7 @@ func (m *Model) Observe(c Call, a Answer) Verdict {
 	case a.Status >= 400 && a.Status < 500:
 		j.refused()
 	}
+	m.twins(x, a, &j.out)
 	m.afterCall(x)
 	return j.out
 }
@@ -101,6 +102,14 @@ func (j *judging) success() {
 // refused judges a 4xx: whether a refusal was due, and with which code.
 func (j *judging) refused() {
 	x, code := j.x, j.a.Status
+	if code == 411 && x.call.Wire.Chunked && spelling(x.call) != nil {
+		// A server may require a Content-Length (RFC 9112 §6.3): the
+		// call is refused for how it was carried, and tells nothing.
+		if body, ok := object(j.a.Body); ok && x.op.failure != nil {
+			j.walkObject(frame{}, x.op.failure, body, "")
+		}
+		return
+	}
 	if len(x.reasons) == 0 {
 		b, class := x.success, x.success.class()
 		why := "a valid request"
@@ -114,7 +123,7 @@ func (j *judging) refused() {
 			// request (D-49, a reading of the seed's JSON over HTTP, §1),
 			// whatever the operation's own success rests on.
 			b, class = basis{clause: "1"}, judge.Declared
-			why = "a valid request; " + enc + " is read as the plain media type (D-49)"
+			why = "a valid request; " + enc + " is read as the plain request (D-49)"
 		}
 		j.out.Findings = append(j.out.Findings, j.finding("status", "refused-valid", "2xx ("+why+")", strconv.Itoa(code), b, class))
 	} else if codes := x.codes(); len(codes) > 0 && !slices.Contains(codes, code) {

@@ -52,6 +52,9 @@ type Model struct {
 	accepted map[string]*accepted
 	// took are the operations the server answered with a success.
 	took map[string]bool
+	// spelt are the requests (twinKey) the server answered as predicted,
+	// with the spellings it was answered so in (encodingOf; D-49).
+	spelt map[[32]byte]map[string]bool
 	// honoured are the list filters (operation and parameter) the server
 	// was seen to apply.
 	honoured map[string]bool

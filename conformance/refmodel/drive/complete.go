@@ -46,7 +46,7 @@ func Generator(c *inputs.Catalog, d inputs.Dimension) error {
 		return nil
 	case inputs.FamilyEncoding:
 		e := d.Encoding
-		if e.Header == "Content-Type" || e.Header == "Accept" || slices.Contains(tricks, e.Trick) {
+		if e.Header == "Content-Type" || e.Header == "Accept" || slices.Contains(tricks, e.Trick) || slices.Contains(wireTricks, e.Trick) {
 			return nil
 		}
 		return fmt.Errorf("no generator for the encoding %q", d.Name)

@@ -183,6 +183,9 @@ func (d *driver) alternative(op *inputs.Op, dim inputs.Dimension) {
 // dimension says.
 func (d *driver) encoding(op *inputs.Op, dim inputs.Dimension) {
 	g := d.g
+	if d.wire(op, dim) { // wire.go: transports and text from every plane
+		return
+	}
 	if dim.Encoding.Trick == inputs.TrickQuotedText {
 		d.quotedAnswer(op, dim)
 		return

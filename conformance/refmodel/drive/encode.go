@@ -19,7 +19,8 @@ import (
 // quotingText is a file's text with what a JSON answer quoting it must
 // escape: quotes, backslashes, a tab, line breaks.
 const quotingText = "Warranty label: the sticker reads \"24 months\" under C:\\robots\\arm\\ and\tthe tab before it.\n" +
-	"Warranty label, line two: \"return\\refund\" is printed in bold.\r\nWarranty label, line three: done.\n"
+	"Warranty label, line two: \"return\\refund\" is printed in bold.\r\nWarranty label, line three: done.\n" +
+	"Warranty label, line four: 𝐌𝐚𝐭𝐡 😀 👩‍💻 Cafe\u0301 שלום مرحبا 𠮷 (text from every Unicode plane).\n"
 
 // quotingQuestion asks what the quoting text answers.
 const quotingQuestion = "What does the warranty label sticker read?"

@@ -239,6 +239,7 @@ func (d *driver) touring(k *inputs.Kind, changing, shared []*inputs.Op, ids []st
 	for _, op := range shared {
 		d.tourOne(op, k, ids[0], s, seen[ids[0]])
 	}
+	d.askHolders(k, ids[0], s, seen[ids[0]]) // wire.go: the name check about its name
 	for i, op := range changing {
 		if 1+i < len(ids) {
 			d.tourOne(op, k, ids[1+i], s, seen[ids[1+i]])
