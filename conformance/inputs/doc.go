@@ -18,7 +18,10 @@
 //   - encoding: the media type with a charset and in another case, Accept
 //     lists, */* and parameters, a JSON content type on a call without a
 //     body, a multipart part given twice, text outside ASCII, file text an
-//     answer will quote;
+//     answer will quote; how a request is carried (a body chunked and after
+//     Expect: 100-continue, a query's space as %20 and +, percent-encoded
+//     path ids); text from every Unicode plane through every text field,
+//     read back by every read of what it wrote (transport.go);
 //   - id: each id-bearing field, in the path, the query, a JSON body or a
 //     form, with each intent (a deleted id, the other account's, the id
 //     with its last character dropped or a digit appended, with leading
@@ -31,7 +34,9 @@
 //   - state: each state of each resource the operation reads or writes,
 //     from x-transitions and from the resource's collections (a
 //     conversation with and without messages, after an inference continued
-//     it, after a rename).
+//     it, after a rename); a request field an answer compares with what a
+//     resource holds (check-name's name) set to what one in each state
+//     holds, and in another letter case (transport.go).
 //
 // The package links no test framework.
 package inputs
