@@ -36,3 +36,32 @@ func TestModelSenderLogsNoBody(t *testing.T) {
 		t.Fatalf("logged %d exchanges: %+v; want one, with the bound's reason and no body", len(logged), logged)
 	}
 }
+
+// How a model's call is carried (refmodel.Wire) is how it goes out: a
+// body chunked after Expect: 100-continue, a query's space as %20, a path
+// id percent-encoded.
+func TestModelSenderCarriesTheWire(t *testing.T) {
+	var got *http.Request
+	var chunked bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, chunked = r.Clone(context.Background()), len(r.TransferEncoding) > 0
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"success","data":{}}`))
+	}))
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	send := ModelSender(testHost{c: client.New(u, testKey, testKey2, 10*time.Second)}, nil)
+	c := refmodel.Call{Op: "updateEvaluation", Key: refmodel.KeyA, Path: map[string]string{"evaluation_id": "4"}, Body: map[string]any{"name": "a"},
+		Wire: refmodel.Wire{Chunked: true, Continue: true, Escaped: true}}
+	if a := send.Send(context.Background(), c); a.Status != http.StatusOK {
+		t.Fatalf("status %d", a.Status)
+	}
+	if !chunked || got.ContentLength != -1 || got.Header.Get("Expect") != "100-continue" || got.URL.EscapedPath() != "/api/v1/evaluations/%34" {
+		t.Errorf("sent chunked %t, length %d, Expect %q, path %s", chunked, got.ContentLength, got.Header.Get("Expect"), got.URL.EscapedPath())
+	}
+	q := refmodel.Call{Op: "checkEvaluationName", Key: refmodel.KeyA, Query: url.Values{"name": {"a b"}}, Wire: refmodel.Wire{Space: refmodel.SpacePercent}}
+	send.Send(context.Background(), q)
+	if got.URL.RawQuery != "name=a%20b" {
+		t.Errorf("query %q, want name=a%%20b", got.URL.RawQuery)
+	}
+}

@@ -124,22 +124,29 @@ func (c *Catalog) describe(sc *spec.Contract, k *Kind) {
 // its create's).
 func (c *Catalog) recordOf(sc *spec.Contract, k *Kind) *openapi3.Schema {
 	for _, op := range []*Op{k.Get, k.Create} {
-		if op == nil {
-			continue
+		if d := answerData(sc, op); d != nil {
+			return d
 		}
-		kin := sc.Kin.Paths.Value(op.Path).GetOperation(op.Method)
-		r := kin.Responses.Value("200")
-		if r == nil || r.Value == nil {
-			continue
-		}
-		mt := r.Value.Content.Get("application/json")
-		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
-			continue
-		}
-		env := unwrap(mt.Schema.Value)
-		if d := env.Properties["data"]; d != nil && d.Value != nil {
-			return unwrap(d.Value)
-		}
+	}
+	return nil
+}
+
+// answerData is the schema of the data of op's 200 JSON answer, nil when
+// it has none (or op is nil).
+func answerData(sc *spec.Contract, op *Op) *openapi3.Schema {
+	if op == nil {
+		return nil
+	}
+	r := sc.Kin.Paths.Value(op.Path).GetOperation(op.Method).Responses.Value("200")
+	if r == nil || r.Value == nil {
+		return nil
+	}
+	mt := r.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return nil
+	}
+	if d := unwrap(mt.Schema.Value).Properties["data"]; d != nil && d.Value != nil {
+		return unwrap(d.Value)
 	}
 	return nil
 }

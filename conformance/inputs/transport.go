@@ -29,6 +29,10 @@ const (
 	TrickPlanesQuoted = "unicode-planes-quoted" // an answer stream quoting such text
 )
 
+// PlanesQuoted names the dimension of a stream quoting text from every
+// plane (the file a quoting answer reads holds such text).
+const PlanesQuoted = "an answer quoting text from every Unicode plane"
+
 // Holder is a request field an answer compares with a field of the
 // resources of a kind (an x-predict mark with param, of and field: the
 // name check's name, held by evaluations).
@@ -72,7 +76,7 @@ func wireDims(op *Op) []Dimension {
 		trick("text from every Unicode plane read back", TrickPlanesRead, "")
 	}
 	if op.Stream() {
-		trick("an answer quoting text from every Unicode plane", TrickPlanesQuoted, "")
+		trick(PlanesQuoted, TrickPlanesQuoted, "")
 	}
 	return out
 }
@@ -119,20 +123,11 @@ func nameDims(op *Op) []Dimension {
 // compares with a field of a kind's resources (x-predict param, of, field).
 func (c *Catalog) readHolders(sc *spec.Contract) {
 	for _, op := range c.Ops {
-		kin := sc.Kin.Paths.Value(op.Path).GetOperation(op.Method)
-		r := kin.Responses.Value("200")
-		if r == nil || r.Value == nil {
+		data := answerData(sc, op)
+		if data == nil {
 			continue
 		}
-		mt := r.Value.Content.Get("application/json")
-		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
-			continue
-		}
-		data := unwrap(mt.Schema.Value).Properties["data"]
-		if data == nil || data.Value == nil {
-			continue
-		}
-		props := unwrap(data.Value).Properties
+		props := data.Properties
 		names := make([]string, 0, len(props))
 		for name := range props {
 			names = append(names, name)

@@ -233,7 +233,7 @@ func (d *driver) quotedAnswer(op *inputs.Op, dim inputs.Dimension) {
 		}
 		setBody(&c, question, quotingQuestion)
 		c.Accept = accept
-		d.mark(dim.Key())
+		d.mark(dim.Key(), op.ID+" "+inputs.PlanesQuoted) // the quoting file holds text from every plane
 		d.do(c)
 	}
 }
