@@ -40,7 +40,7 @@ func TestRequestsCarriedOtherwiseAreRead(t *testing.T) {
 	for _, ch := range []byte(fmt.Sprint(m.ID)) {
 		escaped += fmt.Sprintf("%%%02X", ch)
 	}
-	got := c.get("/api/v1/user/model/" + escaped).want(t, http.StatusOK)
+	got := c.get("/api/v1/user/model/"+escaped).want(t, http.StatusOK)
 	if !bytes.Contains(got.Body, []byte(`"name":"carried"`)) {
 		t.Errorf("model %s read as %s", escaped, got.Body)
 	}
