@@ -57,7 +57,7 @@ var transportMutants = []Mutant{
 			}
 		}},
 	{Name: "text-cut-outside-bmp", Area: "model", Model: true,
-		Breaks:  "text is stored in a column of three-byte UTF-8 (MySQL's utf8mb3, non-strict): every text a JSON body or a query writes is kept cut at its first character outside the Basic Multilingual Plane (an emoji, a mathematical letter) and read back so; the write's own answer shows the text as sent (the object the handler was given, not the row), and uploads go through another connection",
+		Breaks:  "the evaluations' table keeps text in three-byte UTF-8 (MySQL's utf8mb3, non-strict; the other tables are utf8mb4): every text an evaluation's create or update writes is kept cut at its first character outside the Basic Multilingual Plane (an emoji, a mathematical letter) and read back so; the write's own answer shows the text as sent (the object the handler was given, not the row)",
 		Request: cutOutsideBMP,
 		Answer: func(x *Exchange, a *Answer) {
 			if sent, ok := x.Note.(map[string]string); ok {
@@ -107,7 +107,12 @@ var transportVariants = []Mutant{
 		}},
 }
 
-var opCheckEvaluationName = ops(spec.OpCheckEvaluationName)
+var (
+	opCheckEvaluationName = ops(spec.OpCheckEvaluationName)
+	// opThreeByteTables write the table text-cut-outside-bmp keeps in
+	// three-byte UTF-8: evaluations.
+	opThreeByteTables = ops(spec.OpCreateEvaluation, spec.OpUpdateEvaluation)
+)
 
 // expectsContinue reports whether the client asked Expect: 100-continue.
 func expectsContinue(x *Exchange) bool {
@@ -135,11 +140,11 @@ func beforePlane1(s string) string {
 	return s
 }
 
-// cutOutsideBMP cuts every text of a JSON body and of the query at its
-// first character outside the BMP; x.Note keeps what
-// each cut text was sent as.
+// cutOutsideBMP cuts every text of the JSON body of a write of the
+// evaluations' table at its first character outside the BMP; x.Note keeps
+// what each cut text was sent as.
 func cutOutsideBMP(x *Exchange) {
-	if x.route().kin == nil || !x.keyed() {
+	if x.route().kin == nil || !x.keyed() || !x.is(opThreeByteTables) {
 		return
 	}
 	sent := map[string]string{}
@@ -150,18 +155,6 @@ func cutOutsideBMP(x *Exchange) {
 			sent[c] = s
 		}
 		return c
-	}
-	q := x.Req.URL.Query()
-	cut := false
-	for k, vs := range q {
-		for i, v := range vs {
-			if c := beforePlane1(v); c != v {
-				q[k][i], cut = c, true
-			}
-		}
-	}
-	if cut {
-		x.Req.URL.RawQuery = q.Encode()
 	}
 	mt, _, _ := mime.ParseMediaType(x.Req.Header.Get("Content-Type"))
 	switch mt {
