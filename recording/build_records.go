@@ -23,9 +23,9 @@ var modelStates = map[string]string{
 }
 
 // evalStatuses maps the four statuses of seed §3.1 to a fixture's. A running
-// evaluation is recorded as pending: a preload cannot hold a running one (it
-// could never be deleted), and pending is the state it ran from; it can be
-// started again.
+// evaluation is recorded as pending, the state it ran from: a preload's
+// running one would run again, for the mock's --eval-duration, at every
+// reset; a pending one can be started again.
 var evalStatuses = map[string]string{
 	"pending": fixtures.StatusPending, "running": fixtures.StatusPending,
 	"completed": fixtures.StatusCompleted, "failed": fixtures.StatusFailed,
