@@ -103,7 +103,7 @@ func TestSeedStatesReadBackExactly(t *testing.T) {
 		t.Fatalf("the seeded conversation reads %+v, want Airlock with 3 messages, the last one shown", convs)
 	}
 	var msgs []store.MessageView
-	c.get("/api/v1/user/conversations/" + convs[0].ID + "/messages").want(t, 200).data(t, &msgs)
+	c.get("/api/v1/user/conversations/"+convs[0].ID+"/messages").want(t, 200).data(t, &msgs)
 	var said []string
 	for _, m := range msgs {
 		said = append(said, m.Role+": "+m.Content)
