@@ -199,7 +199,8 @@ npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one pe
 # out (the launcher names each cause), and from a registry of the tarballs
 # on 127.0.0.1. The README's sizes and typed blocks are held to the built
 # packages and tsc, its upload is sent, and its Playwright recipe runs with
-# four workers beside two busy loops under nice.
+# four workers beside two busy loops under nice, then reuses a mock an
+# earlier run left dirty.
 npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is as the README says, the launcher's causes, npx, the README's sizes, typed blocks and upload, the /admin types against real answers, the README's Playwright recipe with 4 workers under load [30 s]
 	node --test --test-reporter=spec npm/package.test.cjs
 

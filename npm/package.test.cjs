@@ -100,8 +100,8 @@ async function portClosed(port, timeoutMs = 15000) {
 // and resolves with the child and the address the mock printed. detached:
 // the child leads a process group of its own, as Playwright starts a
 // webServer and a terminal a job.
-function startMock(args, { cmd = ['npx', 'contractkit'], detached = false } = {}) {
-  const child = spawn(cmd[0], [...cmd.slice(1), 'mock', '--addr', '127.0.0.1:0', ...args], { cwd: APP, env, detached });
+function startMock(args, { cmd = ['npx', 'contractkit'], detached = false, addr = '127.0.0.1:0' } = {}) {
+  const child = spawn(cmd[0], [...cmd.slice(1), 'mock', '--addr', addr, ...args], { cwd: APP, env, detached });
   children.add(child);
   child.on('exit', () => children.delete(child));
   let out = '';
@@ -437,6 +437,30 @@ function busyLoops(n, limitMs) {
 const WORKERS = 4;
 const REPEAT = 2;
 
+// playwright runs the README's recipe under @playwright/test's runner, with
+// the README's config around Debian's Chromium, and resolves with its exit
+// code and output.
+async function playwright(args, runEnv) {
+  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'];
+  fs.writeFileSync(path.join(APP, 'ci.config.ts'), `import config from './playwright.config';
+export default { ...config, reporter: 'list', use: { ...config.use,
+  launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ${JSON.stringify(flags)} } } };
+`);
+  const cli = path.join(APP, 'node_modules', '@playwright', 'test', 'cli.js');
+  const child = spawn(process.execPath, [cli, 'test', '-c', 'ci.config.ts', ...args], { cwd: APP, env: runEnv });
+  children.add(child);
+  let out = '';
+  child.stdout.on('data', (b) => { out += b; });
+  child.stderr.on('data', (b) => { out += b; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 240000);
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  return { code, out, summary: out.split('\n').filter((l) => /passed|failed|flaky|Running/.test(l)).join(' | ') };
+}
+
+let recipeTests = 0; // how many tests the README's recipe has, once it ran
+
 test('the README\'s Playwright recipe type-checks and runs as written, four workers beside busy loops', async (t) => {
   assert.ok(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (or set CHROMIUM)`);
   const files = readme.recipe();
@@ -447,7 +471,6 @@ test('the README\'s Playwright recipe type-checks and runs as written, four work
   fs.writeFileSync(path.join(APP, 'app.cjs'), APP_SERVER);
   // @playwright/test, pinned in tools/: it downloads no browser here.
   linkTool('@playwright/test');
-  const pw = path.join(APP, 'node_modules', '@playwright', 'test');
 
   // bundler: as a Vite app's tsconfig resolves.
   const typed = tsc(['--module', 'esnext', '--moduleResolution', 'bundler', '--types', 'node', '--typeRoots', path.join(TOOLS, '@types'),
@@ -456,30 +479,56 @@ test('the README\'s Playwright recipe type-checks and runs as written, four work
 
   const mockPort = await freePort();
   const appPort = await freePort();
-  // The README's config, with Debian's Chromium instead of a downloaded one.
-  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'];
-  fs.writeFileSync(path.join(APP, 'ci.config.ts'), `import config from './playwright.config';
-export default { ...config, reporter: 'list', use: { ...config.use,
-  launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ${JSON.stringify(flags)} } } };
-`);
   const stopLoad = busyLoops(2, 300000);
-  const child = spawn(process.execPath, [path.join(pw, 'cli.js'), 'test', '-c', 'ci.config.ts', '--workers', String(WORKERS), '--repeat-each', String(REPEAT)], {
-    cwd: APP, env: { ...env, MOCK_URL: `http://127.0.0.1:${mockPort}`, APP_URL: `http://127.0.0.1:${appPort}` },
-  });
-  children.add(child);
-  let out = '';
-  child.stdout.on('data', (b) => { out += b; });
-  child.stderr.on('data', (b) => { out += b; });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 240000);
-  const code = await new Promise((resolve) => child.on('close', resolve));
-  clearTimeout(timer);
+  const { code, out, summary } = await playwright(['--workers', String(WORKERS), '--repeat-each', String(REPEAT)],
+    { ...env, MOCK_URL: `http://127.0.0.1:${mockPort}`, APP_URL: `http://127.0.0.1:${appPort}` });
   stopLoad();
-  t.diagnostic(out.split('\n').filter((l) => /passed|failed|flaky|Running/.test(l)).join(' | '));
+  t.diagnostic(summary);
   assert.equal(code, 0, `npx playwright test failed:\n${out}`);
   const tests = [...Object.values(files).join('\n').matchAll(/^test\(/gm)].length;
   assert.equal(tests, 4, 'the README\'s recipe has four tests (e2e/model-page.spec.ts and e2e/models.spec.ts)');
   assert.match(out, new RegExp(`Running ${tests * REPEAT} tests using ${WORKERS} workers`), out);
   assert.match(out, new RegExp(`\\b${tests * REPEAT} passed`), out);
   assert.ok(await portClosed(mockPort), 'the mock Playwright started through npx still listens after the run');
+  recipeTests = tests;
+});
+
+// Locally (CI unset) the recipe reuses a mock already listening, such as
+// one an earlier run left behind when Playwright was stopped with SIGTERM:
+// its worker accounts hold what that run did. Here every worker's account
+// has lost its models, its clock is a day on and an override answers 503:
+// the fixture's reset at each worker's start makes it as good as a fresh one.
+test('a mock an earlier run left behind is reused as good as a fresh one: each worker resets its account', async (t) => {
+  assert.ok(recipeTests > 0, 'the recipe ran first');
+  const mockPort = await freePort();
+  const appPort = await freePort();
+  // The README's command for a mock Playwright reuses locally.
+  const mock = await startMock(['--open-keys', 'test-*', '--train-duration', '1h', '--eval-duration', '1h', '--log-level', 'warn'],
+    { detached: true, addr: `127.0.0.1:${mockPort}` });
+  try {
+    for (let i = 0; i < WORKERS; i++) {
+      const call = async (method, p, body) => {
+        const resp = await fetch(mock.base + p, {
+          method, headers: { Authorization: `Bearer test-${i}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body),
+        });
+        const text = await resp.text();
+        assert.equal(resp.status, 200, `${method} ${p}: ${text}`);
+        return JSON.parse(text).data;
+      };
+      for (const m of await call('GET', '/api/v1/user/model')) await call('DELETE', `/api/v1/user/model/${m.id}`);
+      await call('POST', '/admin/advance?by=24h');
+      await call('POST', '/admin/overrides', { match: { method: 'GET', path: '/api/v1/user/model' }, respond: { status: 503 } });
+    }
+    const runEnv = { ...env, MOCK_URL: mock.base, APP_URL: `http://127.0.0.1:${appPort}` };
+    delete runEnv.CI; // reuseExistingServer: !process.env.CI
+    const { code, out, summary } = await playwright(['--workers', String(WORKERS)], runEnv);
+    t.diagnostic(summary);
+    assert.equal(code, 0, `npx playwright test against a reused mock failed:\n${out}`);
+    assert.match(out, new RegExp(`\\b${recipeTests} passed`), out);
+    const health = await fetch(`${mock.base}/healthz`);
+    assert.equal(health.status, 200, 'Playwright reused the mock, and left it running');
+  } finally {
+    process.kill(-mock.child.pid, 'SIGTERM');
+    await mock.exited;
+  }
 });
