@@ -201,7 +201,7 @@ npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one pe
 # packages and tsc, its upload is sent, and its Playwright recipe runs with
 # four workers beside two busy loops under nice, then reuses a mock an
 # earlier run left dirty.
-npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is as the README says, the launcher's causes, npx, the README's sizes, typed blocks and upload, the /admin types against real answers, the README's Playwright recipe with 4 workers under load [30 s]
+npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is as the README says, the launcher's causes, npx, the README's sizes, typed blocks and upload, the /admin types against real answers, the README's Playwright recipe with 4 workers under load [140 s]
 	node --test --test-reporter=spec npm/package.test.cjs
 
 build: ## build the binaries into bin/ (contractkit, mockserver, conformance, mutation, loadtest)
