@@ -61,25 +61,27 @@ lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas) and R
 	grep -v '[╔║╚]' <<<"$$out"; \
 	if [ $$rc -ne 0 ] || grep -qE '^ +[0-9]+:[0-9]+ +(error|warning) ' <<<"$$out"; then echo "redocly lint: the contract has problems (see above)"; exit 1; fi
 
-# Fields with a default stay optional to send (openapi-typescript would
-# make them required): the README gives frontend teams this same command.
-# The result ships in the npm package and is committed (API_TYPES): a team
-# never runs the generator, and make types fails when the file is stale.
-TYPES_ARGS := spec/openapi.yaml --default-non-nullable false
+# openapi-typescript's Node API (tools/api-types.mjs): fields with a default
+# stay optional to send (its CLI's --default-non-nullable false), and a file
+# part is a Blob (its documented transform), not a string. The README gives
+# frontend teams this same script. The result ships in the npm package and
+# is committed (API_TYPES): a team never runs the generator, and make types
+# fails when the file is stale.
+TYPES_GEN := node tools/api-types.mjs spec/openapi.yaml
 API_TYPES := npm/mock/types/api.d.ts
 TSC_FLAGS := --noEmit --strict --target es2022
 api-types: $(NODE_STAMP) ## regenerate npm/mock/types/api.d.ts (the shipped types) from spec/openapi.yaml
-	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o $(API_TYPES)
+	$(TYPES_GEN) $(API_TYPES)
 
-types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract, and clients compiled through them (openapi-fetch, satisfies) [4 s]
-	@grep -qF 'openapi-typescript $(TYPES_ARGS) -o' README.md || { echo "types: README.md does not give the command make types runs (openapi-typescript $(TYPES_ARGS) -o ...)"; exit 1; }
+types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract, and clients compiled through them (openapi-fetch, satisfies, an upload through formData) [4 s]
+	@grep -qF '$(TYPES_GEN)' README.md || { echo "types: README.md does not give the command make types runs ($(TYPES_GEN) OUT.d.ts)"; exit 1; }
 	@grep -qF 'typescript@5.9' README.md || { echo "types: README.md's generation command must name the TypeScript it needs (typescript@5.9: TypeScript 7 breaks openapi-typescript 7.13)"; exit 1; }
 	mkdir -p build
-	$(NODE_BIN)/openapi-typescript $(TYPES_ARGS) -o build/api.d.ts
+	$(TYPES_GEN) build/api.d.ts
 	@bad=$$(grep -E '@description' build/api.d.ts | sed 's/Contract notes:.*//' | grep -E '§|seed|\bD-[0-9]{2}\b|x-[a-z]+' || true); \
 	if [ -n "$$bad" ]; then echo "types: a generated comment opens with the contract's notes, not plain words (spec/notes.go):"; echo "$$bad"; exit 1; fi
 	@diff -u $(API_TYPES) build/api.d.ts > build/api.d.ts.diff || { head -n 40 build/api.d.ts.diff; echo "types: $(API_TYPES) is stale against spec/openapi.yaml: run make api-types and commit it"; exit 1; }
-	$(NODE_BIN)/tsc $(TSC_FLAGS) --module nodenext --moduleResolution nodenext npm/mock/types/index.d.ts npm/mock/lib/index.d.ts
+	$(NODE_BIN)/tsc $(TSC_FLAGS) --module nodenext --moduleResolution nodenext npm/mock/types/index.d.ts npm/mock/lib/index.d.ts npm/mock/lib/form.d.ts
 	$(NODE_BIN)/tsc $(TSC_FLAGS) --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
 # The conformance package's tests that run the suite in a child process
@@ -188,12 +190,18 @@ browser-test: build $(NODE_STAMP) ## drive the console, docs and a cross-origin 
 
 # The npm packages (npm/): the main one and one per platform, the binary
 # cross-compiled with cgo off, -trimpath and stripped, as tarballs in build/npm.
-npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one per platform (Go and npm; no network)
+npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one per platform (Go and npm; no network); ends with the npm i -D line for an app
 	node npm/pack.cjs --platforms all --out build/npm
 
 # This machine's package only, its binary linked from make build's compiled
-# packages, installed into an empty folder with no Go on the PATH.
-npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is, run the mock through npx, the README's Playwright recipe, the /admin types against real answers [30 s]
+# packages, installed into an empty folder with no Go on the PATH with the
+# line make npm prints; then installed the two ways that leave the binary
+# out (the launcher names each cause), and from a registry of the tarballs
+# on 127.0.0.1. The README's sizes and typed blocks are held to the built
+# packages and tsc, its upload is sent, and its Playwright recipe runs with
+# four workers beside two busy loops under nice, then reuses a mock an
+# earlier run left dirty.
+npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is as the README says, the launcher's causes, npx, the README's sizes, typed blocks and upload, the /admin types against real answers, the README's Playwright recipe with 4 workers under load [140 s]
 	node --test --test-reporter=spec npm/package.test.cjs
 
 build: ## build the binaries into bin/ (contractkit, mockserver, conformance, mutation, loadtest)

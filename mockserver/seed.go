@@ -27,7 +27,10 @@ import (
 // as createDataset's) — and against the set's own rules (references, the
 // states a record may start in); a refusal is a 422 naming the field, and
 // nothing is loaded. ?replace=true empties the account first (its
-// fixtures too). The answer gives the ids the records got.
+// fixtures too). Each record reads back in the state it names at once
+// (store.Account.Load), a dataset named deleted soft-deleted; a state the
+// mock's durations would never show is refused. The answer gives the ids
+// the records got.
 
 // Bounds of a seed call.
 const (
@@ -50,6 +53,7 @@ type seedDataset struct {
 	Tags        []string   `json:"tags"`
 	URLs        []string   `json:"urls"`
 	Files       []seedFile `json:"files"`
+	Deleted     bool       `json:"deleted,omitempty"`
 }
 
 type seedFile struct {
@@ -152,7 +156,7 @@ func (s *Server) seedBundle(req *seedRequest) fixtures.Bundle {
 	files := seedFiles{}
 	set := fixtures.Set{Models: req.Models, Conversations: req.Conversations, Evaluations: req.Evaluations}
 	for i, d := range req.Datasets {
-		fd := fixtures.Dataset{ID: d.ID, Key: d.Key, Name: d.Name, Description: d.Description, Tags: d.Tags, URLs: d.URLs}
+		fd := fixtures.Dataset{ID: d.ID, Key: d.Key, Name: d.Name, Description: d.Description, Tags: d.Tags, URLs: d.URLs, Deleted: d.Deleted}
 		for j, f := range d.Files {
 			at := fmt.Sprintf("datasets[%d].files[%d]", i, j)
 			files[at] = []byte(f.Content)
@@ -261,6 +265,9 @@ func (s *Server) checkSeed(req *seedRequest) error {
 			return err
 		}
 	}
+	if err := s.checkSeedStates(req); err != nil {
+		return err
+	}
 	for i, c := range req.Conversations {
 		if err := check(fmt.Sprintf("conversations[%d].title", i), seedField{"conversation_id", body, "title"}, c.Title); err != nil {
 			return err
@@ -286,6 +293,25 @@ func (s *Server) checkSeed(req *seedRequest) error {
 		}
 		if err := s.store.CheckEvaluationName(e.Name); err != nil {
 			return apierr.New(apierr.Invalid, "%s.name: %v", at, err)
+		}
+	}
+	return nil
+}
+
+// checkSeedStates refuses a state the mock's durations would never show:
+// a seeded record reads back in the state it names, at once, or is not
+// loaded. With --train-duration 0 every training has ended before it is
+// read, with --eval-duration 0 every run.
+func (s *Server) checkSeedStates(req *seedRequest) error {
+	cfg := s.store.Config()
+	for i, m := range req.Models {
+		if (m.State == fixtures.StatePending || m.State == fixtures.StateTraining) && cfg.TrainDuration <= 0 {
+			return apierr.New(apierr.Invalid, "models[%d].state: %q is never seen with --train-duration 0 (a training ends at once): start the mock with a --train-duration", i, m.State)
+		}
+	}
+	for i, e := range req.Evaluations {
+		if e.Status == fixtures.StatusRunning && cfg.EvalDuration <= 0 {
+			return apierr.New(apierr.Invalid, "evaluations[%d].status: %q is never seen with --eval-duration 0 (a run ends at once): start the mock with an --eval-duration", i, e.Status)
 		}
 	}
 	return nil

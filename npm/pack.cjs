@@ -22,7 +22,7 @@ const { execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
 const MAIN_DIR = path.join(__dirname, 'mock');
-const { platforms, binaryName } = require('./mock/lib/index.js');
+const { platforms, binaryName, installLine } = require('./mock/lib/index.js');
 
 // Node's names of a platform, Go's.
 const GOOS = { linux: 'linux', darwin: 'darwin', win32: 'windows' };
@@ -152,8 +152,23 @@ function main() {
     packed.push(pack(dir, out));
   }
   fs.rmSync(stage, { recursive: true, force: true });
-  const mb = (n) => (n < 1048576 ? (n / 1024).toFixed(0) + ' kB' : (n / 1048576).toFixed(1) + ' MB');
-  for (const p of packed) console.log(`${path.relative(process.cwd(), p.file)}\t${mb(p.size)} packed\t${mb(p.unpackedSize)} installed`);
+  for (const p of packed) console.log(`${path.relative(process.cwd(), p.file)}\t${size(p.size)} packed\t${size(p.unpackedSize)} installed`);
+  // Last, the line a team runs in its app before the packages are
+  // published: the main tarball alone would leave the binary out (npm finds
+  // no platform package on the registry and skips it as optional).
+  const host = `${process.platform}-${process.arch}`;
+  if (list.includes(host)) {
+    console.log(`\nTo install them in an app before they are published (this machine, ${host}):\n${installLine(out)}`);
+  } else {
+    console.log(`\nNo package for this machine (${host}) was built: install the main tarball with its platform's, together.`);
+  }
+}
+
+// size is a size as npm prints it (decimal units: 1 kB = 1000 bytes), and
+// as the README states the packages' sizes (npm/package.test.cjs holds the
+// README to it).
+function size(n) {
+  return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }
 
 if (require.main === module) {
@@ -165,4 +180,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { mainManifest, platformManifest, selected };
+module.exports = { mainManifest, platformManifest, selected, size };

@@ -13,19 +13,20 @@ import (
 // modelStates maps the model statuses a server may send (D-11: pending,
 // training, ready, failed; real servers have their own words) to the states
 // a fixture model can hold. A model still pending or training is recorded
-// as training: the mock trains it again for its --train-duration.
+// as it was seen (a fixture's state reads back so at once): the mock then
+// trains it on its --train-duration from there.
 var modelStates = map[string]string{
 	"ready": fixtures.StateReady, "completed": fixtures.StateReady, "trained": fixtures.StateReady,
 	"active": fixtures.StateReady, "succeeded": fixtures.StateReady,
 	"failed": fixtures.StateFailed, "error": fixtures.StateFailed,
-	"pending": fixtures.StateTraining, "training": fixtures.StateTraining, "queued": fixtures.StateTraining,
-	"running": fixtures.StateTraining, "in_progress": fixtures.StateTraining,
+	"pending": fixtures.StatePending, "queued": fixtures.StatePending,
+	"training": fixtures.StateTraining, "running": fixtures.StateTraining, "in_progress": fixtures.StateTraining,
 }
 
 // evalStatuses maps the four statuses of seed §3.1 to a fixture's. A running
-// evaluation is recorded as pending: a preload cannot hold a running one (it
-// could never be deleted), and pending is the state it ran from; it can be
-// started again.
+// evaluation is recorded as pending, the state it ran from: a preload's
+// running one would run again, for the mock's --eval-duration, at every
+// reset; a pending one can be started again.
 var evalStatuses = map[string]string{
 	"pending": fixtures.StatusPending, "running": fixtures.StatusPending,
 	"completed": fixtures.StatusCompleted, "failed": fixtures.StatusFailed,

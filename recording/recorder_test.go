@@ -353,3 +353,25 @@ func TestAnswersThatBreakTheContractAreNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestModelRecordedInTheStateSeen: a model seen pending or queued is
+// recorded pending, one seen training (or in a server's own word for it)
+// training: the fixture reads back as the recording saw it.
+func TestModelRecordedInTheStateSeen(t *testing.T) {
+	rec := recording.New()
+	base(rec, key1) // model 11, "pending"
+	rec.Observe(jsonX(key1, "GET", "/api/v1/user/model/12", nil, model(12, 10, "Queued", "queued")))
+	rec.Observe(jsonX(key1, "GET", "/api/v1/user/model/13", nil, model(13, 10, "Busy", "training")))
+	rec.Observe(jsonX(key1, "GET", "/api/v1/user/model/14", nil, model(14, 10, "Going", "in_progress")))
+	_, set := writeLoad(t, rec)
+	got := map[string]string{}
+	for _, m := range set.Models {
+		got[m.Name] = m.State
+	}
+	want := map[string]string{"Bot": "pending", "Queued": "pending", "Busy": "training", "Going": "training"}
+	for name, state := range want {
+		if got[name] != state {
+			t.Errorf("model %q recorded %q, want %q (all: %v)", name, got[name], state, got)
+		}
+	}
+}

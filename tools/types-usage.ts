@@ -5,6 +5,7 @@
 // signatures too.
 import createClient from "openapi-fetch";
 import type { components, paths, RequestBody, OverrideRequest, JournalEntry, Envelope as AdminEnvelope } from "../npm/mock/types";
+import { formData } from "../npm/mock/lib/form";
 
 type Model = components["schemas"]["Model"];
 type Envelope<T> = { status: "success"; data: T };
@@ -166,6 +167,32 @@ export const typoCaughtBySchema = () =>
     // @ts-expect-error temprature is not a field of an inference (temperature is)
     body: { query: "Hi", model_id: 42, temprature: 0.2 } satisfies components["schemas"]["InferenceRequest"],
   });
+
+// Uploads (multipart/form-data, §4.3): a file part is a Blob in the shipped
+// types (a File is one), so a File goes in with no cast, and the package's
+// formData sends the typed body as a form through openapi-fetch's
+// bodySerializer. A string where a file goes, or a misspelt field, does not
+// compile; the answer is typed as any other.
+export async function uploads(file: File): Promise<number> {
+  const created = await client.POST("/api/v1/user/dataset", {
+    body: { dataset_name: "Handbook", description: "HR rules", files: [file] },
+    bodySerializer: formData,
+  });
+  if (created.error) throw new Error(created.error.message);
+  const id: number = created.data.data.id;
+  const added = await client.POST("/api/v1/user/dataset/upload", {
+    body: { dataset_id: String(id), files: [file, new Blob(["# More\n"], { type: "text/markdown" })] },
+    bodySerializer: formData,
+  });
+  if (added.error) throw new Error(added.error.message);
+  const uploaded: number | undefined = added.data.data.files_uploaded;
+  // @ts-expect-error a file part is a Blob (a File), not the file's text
+  await client.POST("/api/v1/user/dataset/upload", { body: { dataset_id: "1", files: ["# Rules"] }, bodySerializer: formData });
+  // @ts-expect-error dataset_id is required (§4.3)
+  await client.POST("/api/v1/user/dataset/upload", { body: { files: [file] }, bodySerializer: formData });
+  return uploaded ?? 0;
+}
+export const uploadForm: FormData = formData({ dataset_name: "Handbook", files: [new File(["x"], "x.md")] } satisfies components["schemas"]["DatasetCreateForm"]);
 
 // The /admin types the package ships: an override set from a test, and a
 // journal entry read back, typed.

@@ -13,8 +13,12 @@ import (
 // Preload fills the account from a fixture bundle through the same paths an
 // API client would take (files are extracted and indexed, evaluations run
 // through the state table), so preloaded data behaves like created data.
-// Models marked ready and evaluations marked completed or failed are placed
-// in the past so they are finished now. A record with an id gets it (offset
+// Every record reads back in the state the set names, at once, and moves on
+// the account's clock from there: models marked ready and evaluations marked
+// completed or failed are placed in the past so they are finished now, a
+// training model a tenth of the way into its training (the queue behind
+// it, so its status is training, not pending), a running evaluation started
+// now. A record with an id gets it (offset
 // by the account's id block, fixtures.MaxID); the others get the ids after
 // the largest one, in set order.
 func (a *Account) Preload(b fixtures.Bundle) error {
@@ -64,6 +68,11 @@ func (a *Account) Load(b fixtures.Bundle) (Loaded, error) {
 	// One record of the whole account, whatever was added before an error.
 	defer func() { a.commit(change{Whole: ptr(a.snapshotLocked())}) }()
 	now := a.now()
+	for _, fd := range b.Set.Datasets {
+		if d := a.datasets[datasets[fd.Key]]; fd.Deleted && d != nil {
+			d.deleted, d.updatedAt = true, now // as a DELETE would leave it (D-07)
+		}
+	}
 	models := map[string]*model{}
 	for _, fm := range b.Set.Models {
 		d := a.datasets[datasets[fm.Dataset]]
@@ -72,6 +81,9 @@ func (a *Account) Load(b fixtures.Bundle) (Loaded, error) {
 		}
 		tr := lifecycle.Training{CreatedAt: now, Duration: a.store.cfg.TrainDuration}
 		switch fm.State {
+		case fixtures.StateTraining:
+			// lifecycle.TrainingPhase: queued for the first tenth.
+			tr.CreatedAt = now.Add(-tr.Duration / 10)
 		case fixtures.StateReady:
 			tr.CreatedAt = now.Add(-tr.Duration - time.Minute)
 		case fixtures.StateFailed:
@@ -112,7 +124,13 @@ func (a *Account) Load(b fixtures.Bundle) (Loaded, error) {
 		}
 		a.evaluations[e.id] = e
 		out.Evaluations = append(out.Evaluations, e.id)
-		if fe.Status == fixtures.StatusPending {
+		switch fe.Status {
+		case fixtures.StatusPending:
+			continue
+		case fixtures.StatusRunning:
+			if err := a.start(e, now, a.store.cfg.EvalDuration); err != nil {
+				return out, err
+			}
 			continue
 		}
 		if err := a.start(e, now.Add(-30*time.Minute), time.Minute); err != nil {

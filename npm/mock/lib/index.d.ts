@@ -13,3 +13,11 @@ export declare function binaryName(platform?: string): string;
  * or `contractkit conformance [flags]`.
  */
 export declare function binaryPath(): string;
+/**
+ * The one line that installs this package and a platform's (this machine's
+ * by default) from the tarballs `make npm` wrote into dir, before they are
+ * published: "npm i -D DIR/contractkit-mock-0.1.0.tgz DIR/contractkit-mock-linux-x64-0.1.0.tgz".
+ */
+export declare function installLine(dir: string, platform?: string, arch?: string): string;
+/** The file `npm pack` writes for a package: tarballName("@contractkit/mock", "0.1.0") is "contractkit-mock-0.1.0.tgz". */
+export declare function tarballName(name: string, version: string): string;

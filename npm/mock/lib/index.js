@@ -6,6 +6,7 @@
 // Nothing runs at install time.
 const path = require('node:path');
 const manifest = require('../package.json');
+const { tarballName, installCommand, whyMissing } = require('./install.js');
 
 /** The platforms a binary is published for, as Node names them (process.platform-process.arch). */
 const platforms = Object.freeze(['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64']);
@@ -41,9 +42,10 @@ function binaryPath() {
     file = require.resolve(`${pkg}/bin/${binaryName()}`);
     found = require(`${pkg}/package.json`).version;
   } catch {
-    throw new Error(`${pkg} is not installed. npm installs it with ${manifest.name} as an optional dependency ` +
-      'for this platform: install again without --omit=optional (or --no-optional), ' +
-      `e.g. npm install --include=optional ${manifest.name}@${manifest.version}`);
+    // npm installs it with this package, as an optional dependency for
+    // this platform; what kept it out is in npm's lockfiles.
+    const { cause, fix } = whyMissing({ name: manifest.name, version: manifest.version, dir: path.join(__dirname, '..') }, pkg);
+    throw new Error(`${pkg}, which holds the binary for ${key}, is not installed.\n  Cause: ${cause}.\n  Fix: ${fix}`);
   }
   if (found !== manifest.version) {
     throw new Error(`${pkg} is version ${found}, ${manifest.name} is ${manifest.version}: install both at the same version`);
@@ -51,4 +53,12 @@ function binaryPath() {
   return file;
 }
 
-module.exports = { binaryPath, platformPackage, binaryName, platforms, version: manifest.version };
+/**
+ * The one line that installs this package and a platform's from the
+ * tarballs `make npm` wrote into dir (this machine's platform by default).
+ */
+function installLine(dir, platform = process.platform, arch = process.arch) {
+  return installCommand(dir, manifest.name, platformPackage(platform, arch), manifest.version);
+}
+
+module.exports = { binaryPath, platformPackage, binaryName, installLine, tarballName, platforms, version: manifest.version };

@@ -251,9 +251,15 @@ export interface SeedDataset {
   tags?: string[];
   urls?: string[];
   files: { name: string; content: string }[];
+  /** Seeded soft-deleted: gone from the API's reads, its models still answer from it. */
+  deleted?: boolean;
 }
 
-/** A model of POST /admin/seed: ready and fine-tuned with lora unless said otherwise. */
+/**
+ * A model of POST /admin/seed: ready and fine-tuned with lora unless said
+ * otherwise. It reads back in its state at once, then trains on the mock's
+ * clock (POST /admin/advance moves it on).
+ */
 export interface SeedModel {
   key?: string;
   name: string;
@@ -263,7 +269,7 @@ export interface SeedModel {
   category?: string;
   base_model_name?: string;
   fine_tune?: string;
-  state?: "ready" | "training" | "failed";
+  state?: "pending" | "training" | "ready" | "failed";
 }
 
 /** A conversation of POST /admin/seed. */
@@ -274,7 +280,7 @@ export interface SeedConversation {
   messages?: { role: "user" | "assistant"; content: string }[];
 }
 
-/** An evaluation of POST /admin/seed: pending unless said otherwise. */
+/** An evaluation of POST /admin/seed: pending unless said otherwise; a running one ends --eval-duration later. */
 export interface SeedEvaluation {
   name: string;
   /** The key of a model of the same seed. */
@@ -283,7 +289,7 @@ export interface SeedEvaluation {
   benchmark_type?: string;
   question_count?: number;
   description?: string;
-  status?: "pending" | "completed" | "failed";
+  status?: "pending" | "running" | "completed" | "failed";
 }
 
 /** The body of POST /admin/seed[?replace=true]: records added to the caller's account, checked against the contract. */

@@ -1046,12 +1046,12 @@ export interface components {
              * @example https://docs.northwind.example/handbook
              */
             urls?: string;
-            files?: string[];
+            files?: Blob[];
         };
         /** @description The form that adds files to a dataset: `dataset_id` and one or more file parts. Contract notes: seed §4.3; limits D-15. */
         DatasetUploadForm: {
             dataset_id: string;
-            files: string[];
+            files: Blob[];
         };
         /** @description One query. `query` and `model_id` are required. Contract notes: seed §4.4. */
         InferenceRequest: {
