@@ -7,7 +7,7 @@ API_KEY_2 ?=
 NODE_BIN := tools/node_modules/.bin
 GO_TEST_FLAGS ?=
 
-.PHONY: fuzz-build npm npm-test api-types model-proof explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile mutation build clean
+.PHONY: fuzz-build npm npm-test api-types model-proof explore-seeds explore-short fuzz fuzz-short soak soak-short help tools docs-assets browser-test run test vet check-lines lint-spec types go-test selftest clauses check-clauses conformance bench bench-proxy loadtest profile profile-proxy mutation build clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -166,13 +166,18 @@ bench-proxy: ## the validating proxy's cost: GET by id req/s through it / direct
 	go test -run '^$$' -bench 'FirstChunk' -benchtime 50x ./proxy/
 
 LOADTEST_FLAGS ?=
-loadtest: build ## mock vs bare net/http (and Prism 5 if tools/prism is installed) req/s ratios, then RSS per open stream; ~2.5 min
+loadtest: build ## mock vs bare net/http (and Prism 5 if tools/prism is installed), the validating proxy vs direct: req/s ratios and CPU per answer, then RSS per open stream; ~4 min
 	bin/loadtest $(LOADTEST_FLAGS)
 
 profile: build ## CPU and alloc profiles of the mock under a bounded load, into build/ (see docs/PERFORMANCE.md)
 	bin/loadtest --mode profile --duration 10s --profile-dir build $(LOADTEST_FLAGS)
 	go tool pprof -top -nodecount=30 bin/mockserver build/cpu-get-model.pprof | tee build/cpu-get-model.txt
 	go tool pprof -top -nodecount=30 -sample_index=alloc_space -diff_base build/allocs-get-model-base.pprof bin/mockserver build/allocs-get-model.pprof | tee build/allocs-get-model.txt
+
+profile-proxy: build ## CPU and alloc profiles of the validating proxy in front of the mock under a bounded load, into build/ (see docs/PERFORMANCE.md)
+	bin/loadtest --mode profile-proxy --duration 10s --profile-dir build $(LOADTEST_FLAGS)
+	go tool pprof -top -nodecount=30 bin/conformance build/cpu-proxy-get-model.pprof | tee build/cpu-proxy-get-model.txt
+	go tool pprof -top -nodecount=30 bin/conformance build/cpu-proxy-create-conversation.pprof | tee build/cpu-proxy-create-conversation.txt
 
 mutation: build ## run the suite against every mutant and valid variant; fails if a mutant survives [9.5 min]
 	bin/mutation --bin bin

@@ -1,7 +1,8 @@
 // Command loadtest measures the mock against a bare net/http server that
 // writes the same bytes (and, when installed, Prism 5 on the same contract),
+// and the validating proxy in front of the mock against the mock direct,
 // alternating rounds in one run on 127.0.0.1, and prints each server's
-// requests per second and the ratios. Its streams mode opens N paced
+// requests per second, CPU per answer and the ratios. Its streams mode opens N paced
 // inference streams at once and reports the mock's resident memory per open
 // stream. See docs/PERFORMANCE.md; `make loadtest` runs it.
 package main
@@ -27,6 +28,7 @@ const envPrefix = "LOADTEST_"
 type config struct {
 	mockBin       string
 	prismBin      string
+	proxyBin      string
 	specPath      string
 	modes         string
 	rounds        int
@@ -86,8 +88,9 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&c.mockBin, "mock-bin", "bin/mockserver", "the mock server `BINARY` to start (make build)")
 	fs.StringVar(&c.prismBin, "prism-bin", "tools/prism/node_modules/.bin/prism", "Prism 5 `BINARY` for the mock/Prism ratio; skipped when missing, \"none\" to skip")
+	fs.StringVar(&c.proxyBin, "proxy-bin", "bin/conformance", "the `BINARY` whose proxy command is measured in front of the mock (proxy/direct ratio, profile-proxy mode); \"none\" to skip")
 	fs.StringVar(&c.specPath, "spec", "spec/openapi.yaml", "the contract `FILE` Prism serves")
-	fs.StringVar(&c.modes, "mode", "ratio,streams", "what to measure, comma-separated: ratio (req/s against bare and Prism), streams (memory per open stream), profile (CPU and alloc profiles of the mock under load)")
+	fs.StringVar(&c.modes, "mode", "ratio,streams", "what to measure, comma-separated: ratio (req/s against bare, Prism and through the validating proxy), streams (memory per open stream), profile (CPU and alloc profiles of the mock under load), profile-proxy (the same of the proxy in front of the mock)")
 	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds per server `N` (the median is reported)")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "length of one round")
 	fs.IntVar(&c.conns, "conns", 64, "concurrent kept-alive connections `N`")
@@ -97,7 +100,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.DurationVar(&c.streamsWithin, "streams-timeout", 90*time.Second, "the longest the streams mode may take")
 	fs.StringVar(&c.profileDir, "profile-dir", "build", "where profile mode writes cpu-*.pprof and allocs-*.pprof")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: loadtest [flags]\n\nMeasures the mock against a bare server writing the same bytes (and Prism 5), on 127.0.0.1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --rounds: %sROUNDS).\n\nFlags:\n", envPrefix, envPrefix)
+		fmt.Fprintf(fs.Output(), "Usage: loadtest [flags]\n\nMeasures the mock against a bare server writing the same bytes (and Prism 5), and the validating proxy in front of the mock against the mock direct, on 127.0.0.1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --rounds: %sROUNDS).\n\nFlags:\n", envPrefix, envPrefix)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -114,9 +117,9 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	}
 	for _, mode := range strings.Split(c.modes, ",") {
 		switch mode {
-		case "ratio", "streams", "profile":
+		case "ratio", "streams", "profile", "profile-proxy":
 		default:
-			return fmt.Errorf("--mode %q: ratio, streams or profile", mode)
+			return fmt.Errorf("--mode %q: ratio, streams, profile or profile-proxy", mode)
 		}
 	}
 	return nil
@@ -135,6 +138,8 @@ func (m *Main) Run(ctx context.Context) error {
 			err = runStreams(ctx, m.cfg, m.Stdout)
 		case "profile":
 			err = runProfile(ctx, m.cfg, m.Stdout)
+		case "profile-proxy":
+			err = runProfileProxy(ctx, m.cfg, m.Stdout)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", mode, err)

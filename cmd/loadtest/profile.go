@@ -23,7 +23,30 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		return err
 	}
 	defer mock.stop()
-	paddr, err := pprofAddr(mock.Printed)
+	return profileUnderLoad(cfg, out, mock, mock, "")
+}
+
+// runProfileProxy does the same for the validating proxy in front of the
+// mock: the load goes through the proxy, the profiles are the proxy's.
+func runProfileProxy(ctx context.Context, cfg config, out io.Writer) error {
+	mock, err := startMock(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer mock.stop()
+	px, err := startProxy(ctx, cfg, mock.Addr, "--pprof", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer px.stop()
+	return profileUnderLoad(cfg, out, mock, px, "proxy-")
+}
+
+// profileUnderLoad sends each scenario to target for cfg.duration while
+// the --pprof listener of target records a CPU profile, and saves the
+// alloc profiles before and after; the files are named with prefix.
+func profileUnderLoad(cfg config, out io.Writer, mock, target *proc, prefix string) error {
+	paddr, err := pprofAddr(target.Printed)
 	if err != nil {
 		return err
 	}
@@ -56,9 +79,9 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		return f.Close()
 	}
 	for _, sc := range scenarios(modelID) {
-		slug := "get-model"
+		slug := prefix + "get-model"
 		if strings.HasPrefix(sc.name, "POST") {
-			slug = "create-conversation"
+			slug = prefix + "create-conversation"
 		}
 		// The alloc profile counts from the start of the process: take a
 		// baseline now and compare with -diff_base.
@@ -69,7 +92,7 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 		cpu := filepath.Join(cfg.profileDir, "cpu-"+slug+".pprof")
 		errc := make(chan error, 1)
 		go func() { errc <- save(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", paddr, secs), cpu) }()
-		res := loadgen.Hammer(mock.Addr, sc.request(mock.Addr), cfg.conns, time.Duration(secs)*time.Second)
+		res := loadgen.Hammer(target.Addr, sc.request(target.Addr), cfg.conns, time.Duration(secs)*time.Second)
 		if err := <-errc; err != nil {
 			return err
 		}
@@ -82,11 +105,11 @@ func runProfile(ctx context.Context, cfg config, out io.Writer) error {
 	return nil
 }
 
-// pprofLine is what the mock prints, before it listens, once its pprof
-// listener is up.
+// pprofLine is what the mock and the proxy print, before they listen,
+// once their pprof listener is up.
 var pprofLine = regexp.MustCompile(`^pprof on http://(\S+)/debug/pprof/`)
 
-// pprofAddr finds the pprof listener's address among the lines the mock
+// pprofAddr finds the pprof listener's address among the lines a server
 // printed.
 func pprofAddr(printed []string) (string, error) {
 	for _, line := range printed {
@@ -94,5 +117,5 @@ func pprofAddr(printed []string) (string, error) {
 			return g[1], nil
 		}
 	}
-	return "", errors.New("the mock printed no pprof address")
+	return "", errors.New("the server printed no pprof address")
 }

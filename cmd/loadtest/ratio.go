@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"contractkit/internal/loadgen"
@@ -62,87 +64,152 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "Prism not measured (--prism-bin %s; to install: cd tools/prism && npm ci)\n", cfg.prismBin)
 	}
+	var px *proc
+	if _, err := os.Stat(cfg.proxyBin); err == nil && cfg.proxyBin != "none" {
+		if px, err = startProxy(ctx, cfg, mock.Addr); err != nil {
+			return err
+		}
+		defer px.stop()
+	} else {
+		fmt.Fprintf(out, "the validating proxy not measured (--proxy-bin %s; make build)\n", cfg.proxyBin)
+	}
 	modelID, err := readyModel(mock.Addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "ratio: %d round(s) x %s per server, %d connections, mock --log-level %s, GOMAXPROCS of each server = its default;\n"+
-		"the mock's account is reset to its fixtures before each of its rounds\n",
+		"the mock's account is reset to its fixtures before each round that reaches it (direct or through the proxy)\n",
 		cfg.rounds, cfg.duration, cfg.conns, cfg.logLevel)
+	if load, err := loadAverage(); err == nil {
+		fmt.Fprintf(out, "load average at the start: %s\n", load)
+	}
 	for _, sc := range scenarios(modelID) {
-		answer, err := capture(mock.Addr, sc.method, sc.path, sc.body)
-		if err != nil {
+		if err := measureScenario(ctx, cfg, out, sc, mock, prism, px); err != nil {
 			return err
 		}
-		bare, stopBare, err := startBare(ctx, answer)
-		if err != nil {
-			return err
+	}
+	if load, err := loadAverage(); err == nil {
+		fmt.Fprintf(out, "\nload average at the end: %s\n", load)
+	}
+	return nil
+}
+
+// measureScenario measures one scenario on every server, alternating the
+// order round by round, and prints the rates, the CPU per answer and the
+// ratios of each round's pair (the mock against bare and Prism, the proxy
+// against the mock direct).
+func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario, mock, prism, px *proc) error {
+	answer, err := capture(mock.Addr, sc.method, sc.path, sc.body)
+	if err != nil {
+		return err
+	}
+	bare, stopBare, err := startBare(ctx, answer)
+	if err != nil {
+		return err
+	}
+	defer stopBare()
+	targets := []*proc{mock, bare}
+	if sc.prism && prism != nil {
+		targets = append(targets, prism)
+	}
+	if px != nil {
+		targets = append(targets, px)
+	}
+	rates := map[string][]float64{}
+	cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
+	var behind []float64          // the mock's CPU per answer while it served the proxy
+	for _, t := range targets {   // warm up: connections, caches, JIT (Prism)
+		loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, time.Second)
+	}
+	for r := range cfg.rounds {
+		order := slices.Clone(targets)
+		if r%2 == 1 {
+			slices.Reverse(order) // alternate who goes first
 		}
-		targets := []*proc{mock, bare}
-		if sc.prism && prism != nil {
-			targets = append(targets, prism)
-		}
-		rates := map[string][]float64{}
-		cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
-		for _, t := range targets {   // warm up: connections, caches, JIT (Prism)
-			loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, time.Second)
-		}
-		for r := range cfg.rounds {
-			order := slices.Clone(targets)
-			if r%2 == 1 {
-				slices.Reverse(order) // alternate who goes first
+		for _, t := range order {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			for _, t := range order {
-				if ctx.Err() != nil {
-					stopBare()
-					return ctx.Err()
-				}
-				if t == mock {
-					if err := resetMock(mock.Addr); err != nil {
-						stopBare()
-						return err
-					}
-				}
-				before, cpuErr := cpuTime(t.Pid())
-				res := loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, cfg.duration)
-				if res.OK == 0 || res.Failed > 0 {
-					stopBare()
-					return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.OK, res.Failed, res.FirstErr)
-				}
-				rates[t.name] = append(rates[t.name], res.Rate())
-				if after, err := cpuTime(t.Pid()); err == nil && cpuErr == nil {
-					cpu[t.name] = append(cpu[t.name], float64((after-before).Microseconds())/float64(res.OK))
+			if t == mock || t == px {
+				if err := resetMock(mock.Addr); err != nil {
+					return err
 				}
 			}
-		}
-		stopBare()
-		var ratios []float64
-		for i := range rates["mock"] {
-			ratios = append(ratios, rates["mock"][i]/rates["bare"][i])
-		}
-		fmt.Fprintf(out, "\n%s\n", sc.name)
-		for _, t := range targets {
-			fmt.Fprintf(out, "  %-6s req/s median %8.0f  rounds %s", t.name, median(rates[t.name]), fmtRates(rates[t.name]))
-			if c := cpu[t.name]; len(c) == len(rates[t.name]) {
-				fmt.Fprintf(out, "   CPU per answer %5.1f us", median(c))
+			before, cpuErr := cpuTime(t.Pid())
+			mockBefore, mockErr := cpuTime(mock.Pid())
+			res := loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, cfg.duration)
+			if res.OK == 0 || res.Failed > 0 {
+				return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.OK, res.Failed, res.FirstErr)
 			}
-			fmt.Fprintln(out)
-		}
-		fmt.Fprintf(out, "  mock/bare  %.2f (median of per-round ratios %s)\n", median(ratios), fmtRatios(ratios))
-		if m, b := cpu["mock"], cpu["bare"]; len(m) == len(ratios) && len(b) == len(ratios) {
-			// The server's own CPU per answer is steadier than req/s on a
-			// shared machine: it explains the ratio, it does not replace it.
-			fmt.Fprintf(out, "  CPU per answer, bare/mock %.2f (the throughput the mock could reach alone, as a share of bare)\n", median(b)/median(m))
-		}
-		if p := rates["Prism"]; len(p) > 0 {
-			var pr []float64
-			for i := range p {
-				pr = append(pr, rates["mock"][i]/p[i])
+			rates[t.name] = append(rates[t.name], res.Rate())
+			if after, err := cpuTime(t.Pid()); err == nil && cpuErr == nil {
+				cpu[t.name] = append(cpu[t.name], perAnswer(after-before, res.OK))
 			}
-			fmt.Fprintf(out, "  mock/Prism %.1f (median of per-round ratios %s)\n", median(pr), fmtRatios(pr))
+			if after, err := cpuTime(mock.Pid()); t == px && err == nil && mockErr == nil {
+				behind = append(behind, perAnswer(after-mockBefore, res.OK))
+			}
+		}
+	}
+	fmt.Fprintf(out, "\n%s\n", sc.name)
+	for _, t := range targets {
+		fmt.Fprintf(out, "  %-6s req/s median %8.0f  rounds %s", t.name, median(rates[t.name]), fmtRates(rates[t.name]))
+		if c := cpu[t.name]; len(c) == len(rates[t.name]) {
+			fmt.Fprintf(out, "   CPU per answer %5.1f us", median(c))
+		}
+		if t == px && len(behind) == len(rates[t.name]) {
+			fmt.Fprintf(out, " (and the mock behind it %5.1f us)", median(behind))
+		}
+		fmt.Fprintln(out)
+	}
+	ratios := perRound(rates["mock"], rates["bare"])
+	fmt.Fprintf(out, "  mock/bare  %.2f (median of per-round ratios %s)\n", median(ratios), fmtRatios(ratios))
+	if m, b := cpu["mock"], cpu["bare"]; len(m) == len(ratios) && len(b) == len(ratios) {
+		// The server's own CPU per answer is steadier than req/s on a
+		// shared machine: it explains the ratio, it does not replace it.
+		fmt.Fprintf(out, "  CPU per answer, bare/mock %.2f (the throughput the mock could reach alone, as a share of bare)\n", median(b)/median(m))
+	}
+	if p := rates["Prism"]; len(p) > 0 {
+		pr := perRound(rates["mock"], p)
+		fmt.Fprintf(out, "  mock/Prism %.1f (median of per-round ratios %s)\n", median(pr), fmtRatios(pr))
+	}
+	if p := rates["proxy"]; len(p) > 0 {
+		pr := perRound(p, rates["mock"])
+		fmt.Fprintf(out, "  proxy/direct %.2f (median of per-round ratios %s: through the proxy to the mock / the mock direct)\n", median(pr), fmtRatios(pr))
+		if c, m := cpu["proxy"], cpu["mock"]; len(c) == len(p) && len(behind) == len(p) && len(m) == len(p) {
+			// Load generator aside, a round costs the proxy's CPU and the
+			// mock's per answer, where direct costs the mock's alone.
+			fmt.Fprintf(out, "  CPU per answer, direct/(proxy + mock behind it) %.2f (the share of direct the two could reach alone)\n",
+				median(m)/(median(c)+median(behind)))
 		}
 	}
 	return nil
+}
+
+func perAnswer(d time.Duration, answers int64) float64 {
+	return float64(d.Microseconds()) / float64(answers)
+}
+
+// perRound divides each round's a by the same round's b.
+func perRound(a, b []float64) []float64 {
+	var out []float64
+	for i := range min(len(a), len(b)) {
+		out = append(out, a[i]/b[i])
+	}
+	return out
+}
+
+// loadAverage is the first three fields of /proc/loadavg: the machine's
+// load over 1, 5 and 15 minutes, printed with each run.
+func loadAverage() (string, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "", err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "", fmt.Errorf("short /proc/loadavg")
+	}
+	return strings.Join(f[:3], " "), nil
 }
 
 func fmtRates(v []float64) string {

@@ -37,8 +37,9 @@ type proc struct {
 func (p *proc) stop() { p.Stop(10 * time.Second) }
 
 // listening matches the line each server prints once it listens: the mock
-// ("mockserver listening on http://ADDR (...)"), the bare server and
-// Prism ("Prism is listening on http://ADDR").
+// ("mockserver listening on http://ADDR (...)"), the bare server, the
+// proxy ("proxy listening on http://ADDR → TARGET") and Prism ("Prism is
+// listening on http://ADDR").
 var listening = regexp.MustCompile(`listening on http://(\S+)`)
 
 // start runs a server told to listen on port 0 and reads back the address
@@ -66,6 +67,13 @@ var setupClient = &http.Client{Timeout: 30 * time.Second}
 func startMock(ctx context.Context, cfg config, extra ...string) (*proc, error) {
 	args := append([]string{cfg.mockBin, "--addr", "127.0.0.1:0", "--api-key", apiKey, "--log-level", cfg.logLevel, "--train-duration", "0"}, extra...)
 	return start(ctx, "mock", args)
+}
+
+// startProxy runs the validating proxy (conformance proxy) on a port the
+// system picks, in front of the server at target, with extra flags.
+func startProxy(ctx context.Context, cfg config, target string, extra ...string) (*proc, error) {
+	args := append([]string{cfg.proxyBin, "proxy", "--listen", "127.0.0.1:0", "--target", "http://" + target}, extra...)
+	return start(ctx, "proxy", args)
 }
 
 // startPrism runs Prism 5 on the contract, or returns nil when it is not

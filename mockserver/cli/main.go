@@ -21,6 +21,7 @@ import (
 	"contractkit/internal/envflag"
 	"contractkit/internal/gcfloor"
 	"contractkit/internal/logbuf"
+	"contractkit/internal/pprofserve"
 	"contractkit/internal/version"
 	"contractkit/mockserver"
 	"contractkit/mutation"
@@ -180,7 +181,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 		return fmt.Errorf("--error-rate %v: must be within 0..1", m.cfg.ErrorRate)
 	}
 	if m.pprofAddr != "" {
-		if err := checkLoopback(m.pprofAddr); err != nil {
+		if err := pprofserve.CheckLoopback(m.pprofAddr); err != nil {
 			return err
 		}
 	}
@@ -238,7 +239,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return errors.Join(err, srv.Close())
 	}
 	if m.pprofAddr != "" {
-		pln, ps, err := listenPprof(m.pprofAddr)
+		pln, ps, err := pprofserve.Listen(m.pprofAddr)
 		if err != nil {
 			ln.Close()
 			return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"contractkit/internal/envflag"
+	"contractkit/internal/pprofserve"
 	"contractkit/proxy"
 )
 
@@ -32,6 +33,8 @@ type Options struct {
 	Strict bool
 	// Bounds bound every answer that passes.
 	Bounds proxy.Bounds
+	// Pprof is a loopback address net/http/pprof is served on ("": off).
+	Pprof string
 }
 
 // DefaultListen is where the proxy listens without --listen.
@@ -52,6 +55,7 @@ var flagSpecs = []flagSpec{
 	{"stream-idle", "D", fmt.Sprintf("cut a stream that sends no event for D (default %s), a finding", proxy.DefaultStreamIdle)},
 	{"stream-duration", "D", fmt.Sprintf("cut an answer still going after D (default %s), a finding", proxy.DefaultStreamDuration)},
 	{"answer-timeout", "D", fmt.Sprintf("answer 502 when the target sends no headers within D (default %s)", proxy.DefaultAnswerTimeout)},
+	{"pprof", "HOST:PORT", "serve net/http/pprof on its own listener at a loopback HOST:PORT, to profile the proxy (off when empty)"},
 }
 
 // envPrefix starts the environment variable of every flag.
@@ -79,6 +83,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.DurationVar(&o.Bounds.StreamIdle, "stream-idle", proxy.DefaultStreamIdle, "")
 	fs.DurationVar(&o.Bounds.StreamDuration, "stream-duration", proxy.DefaultStreamDuration, "")
 	fs.DurationVar(&o.Bounds.AnswerTimeout, "answer-timeout", proxy.DefaultAnswerTimeout, "")
+	fs.StringVar(&o.Pprof, "pprof", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeUsage(out)
@@ -111,6 +116,11 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 		errs = append(errs, fmt.Errorf("--target %q: want an absolute http or https URL", target))
 	default:
 		o.Target = u
+	}
+	if o.Pprof != "" {
+		if err := pprofserve.CheckLoopback(o.Pprof); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: want HOST:PORT", o.Listen))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"contractkit/coverage"
+	"contractkit/internal/pprofserve"
 	"contractkit/proxy"
 	"contractkit/recording"
 	"contractkit/report"
@@ -64,6 +65,17 @@ func (m *Main) Run() int {
 	if err != nil {
 		fmt.Fprintf(m.Stdout, "conformance proxy: %v\n", err)
 		return ExitUsage
+	}
+	if m.opts.Pprof != "" {
+		pln, ps, err := pprofserve.Listen(m.opts.Pprof)
+		if err != nil {
+			ln.Close()
+			fmt.Fprintf(m.Stdout, "conformance proxy: %v\n", err)
+			return ExitUsage
+		}
+		defer ps.Close()
+		go func() { _ = ps.Serve(pln) }()
+		fmt.Fprintf(m.Stdout, "pprof on http://%s/debug/pprof/\n", pln.Addr())
 	}
 	lg := proxy.NewLog(m.Stdout)
 	cov := coverage.New(spec.Strict())

@@ -1,4 +1,9 @@
-package cli
+// Package pprofserve serves net/http/pprof on its own listener and mux, for
+// the --pprof flag of the mock and of the validating proxy: the profiling
+// endpoints never reach the mux that serves the traffic (where they would
+// answer without a key), and only a loopback address is accepted, since a
+// profile shows request paths and memory contents.
+package pprofserve
 
 import (
 	"fmt"
@@ -8,12 +13,10 @@ import (
 	"time"
 )
 
-// listenPprof serves net/http/pprof on its own listener and mux, so the
-// profiling endpoints never reach the API mux (where they would answer
-// without a key). Only a loopback address is accepted: a profile shows
-// request paths and memory contents.
-func listenPprof(addr string) (net.Listener, *http.Server, error) {
-	if err := checkLoopback(addr); err != nil {
+// Listen listens on addr (a loopback HOST:PORT) and returns the server of
+// the profiling endpoints, to Serve on it.
+func Listen(addr string) (net.Listener, *http.Server, error) {
+	if err := CheckLoopback(addr); err != nil {
 		return nil, nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -29,9 +32,9 @@ func listenPprof(addr string) (net.Listener, *http.Server, error) {
 	return ln, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
 }
 
-// checkLoopback accepts HOST:PORT only when HOST is a loopback IP or
+// CheckLoopback accepts HOST:PORT only when HOST is a loopback IP or
 // "localhost".
-func checkLoopback(addr string) error {
+func CheckLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--pprof %q: %v", addr, err)
