@@ -12,6 +12,7 @@
 package coverage
 
 import (
+	"encoding/json"
 	"mime"
 	"net/http"
 	"net/url"
@@ -65,6 +66,9 @@ type mediaState struct {
 	event    bool
 	fields   []string
 	observed map[string]bool
+	// tree holds fields as a tree of their segments, to find them in an
+	// answer without naming every path of it (markIn).
+	tree *fieldNode
 }
 
 // New returns a Recorder over the operations of c.
@@ -98,6 +102,7 @@ func documentedMedia(c *spec.Contract, resp *openapi3.ResponseRef) []*mediaState
 			m.fields = schemaFields(mt.Schema)
 		}
 		if len(m.fields) > 0 {
+			m.tree = fieldTree(m.fields)
 			out = append(out, m)
 		}
 	}
@@ -108,23 +113,76 @@ func documentedMedia(c *spec.Contract, resp *openapi3.ResponseRef) []*mediaState
 // request, status, the answer's Content-Type and its body (JSON; for
 // text/event-stream the whole stream text as read so far).
 func (r *Recorder) Observe(method, path string, status int, contentType string, body []byte) {
-	st := r.route(method, path)
+	r.observe(r.route(method, path), status, contentType, body, nil, false)
+}
+
+// ObserveParsed is Observe for an answer already routed and parsed: op is
+// the operationId of its request ("" when not known: it is routed here),
+// and value, when parsed, is its JSON body as encoding/json's Unmarshal
+// made it (the validating proxy's judge parses every answer once, and
+// coverage reads the same value).
+func (r *Recorder) ObserveParsed(op, method, path string, status int, contentType string, body []byte, value any, parsed bool) {
+	st := r.byID[op]
+	if st == nil {
+		st = r.route(method, path)
+	}
+	r.observe(st, status, contentType, body, value, parsed)
+}
+
+func (r *Recorder) observe(st *opState, status int, contentType string, body []byte, value any, parsed bool) {
 	if st == nil {
 		return
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
-	var seen map[string]bool // fields of the body, parsed before locking
-	var chunks []map[string]bool
 	if mt == "text/event-stream" {
-		for _, data := range eventData(body) {
-			if f := jsonFields([]byte(data)); f != nil {
-				chunks = append(chunks, f)
-			}
-		}
-	} else if len(body) > 0 {
-		seen = jsonFields(body)
+		r.observeStream(st, status, body)
+		return
 	}
+	r.mu.Lock()
+	st.calls++
+	ss := st.status(status)
+	if ss == nil {
+		st.undocumented[status]++
+		r.mu.Unlock()
+		return
+	}
+	ss.seen++
+	// The bodies whose fields this answer may show, and that have fields
+	// not observed yet: once every documented field of a body was seen,
+	// its answers are not read again.
+	var open []*mediaState
+	for _, m := range ss.media {
+		// A JSON body under a content type the status does not document
+		// still shows its fields; the content type itself is the judges'
+		// business, not coverage's.
+		if !m.event && (m.typ == mt || isJSON(m.typ) && !ss.has(mt)) && len(m.observed) < len(m.fields) {
+			open = append(open, m)
+		}
+	}
+	r.mu.Unlock()
+	if len(open) == 0 || len(body) == 0 {
+		return
+	}
+	if !parsed { // parsed outside the lock
+		if json.Unmarshal(body, &value) != nil {
+			return // not JSON: no field shows
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range open {
+		m.markIn(value)
+	}
+}
 
+// observeStream records an event-stream answer: the fields of each chunk.
+func (r *Recorder) observeStream(st *opState, status int, body []byte) {
+	var chunks []map[string]bool // parsed before locking
+	for _, data := range eventData(body) {
+		if f := jsonFields([]byte(data)); f != nil {
+			chunks = append(chunks, f)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st.calls++
@@ -135,16 +193,10 @@ func (r *Recorder) Observe(method, path string, status int, contentType string, 
 	}
 	ss.seen++
 	for _, m := range ss.media {
-		switch {
-		case m.event && mt == "text/event-stream":
+		if m.event {
 			for _, f := range chunks {
 				m.mark(f)
 			}
-		case !m.event && mt != "text/event-stream" && (m.typ == mt || seen != nil && isJSON(m.typ) && !ss.has(mt)):
-			// A JSON body under a content type the status does not
-			// document still shows its fields; the content type itself
-			// is the judges' business, not coverage's.
-			m.mark(seen)
 		}
 	}
 }

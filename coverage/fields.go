@@ -74,6 +74,12 @@ func jsonFields(body []byte) map[string]bool {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return nil
 	}
+	return fieldsOf(v)
+}
+
+// fieldsOf returns every field path present in v, a JSON document as
+// encoding/json's Unmarshal decodes it into an any.
+func fieldsOf(v any) map[string]bool {
 	set := map[string]bool{}
 	walkJSON(v, "", set, 0)
 	return set
@@ -99,6 +105,125 @@ func walkJSON(v any, prefix string, set map[string]bool, depth int) {
 		}
 		for _, sub := range t {
 			walkJSON(sub, prefix+"[]", set, depth+1)
+		}
+	}
+}
+
+// fieldNode is one segment of the documented field paths of a body: its
+// children by property name, its items ("[]"), and the field path it ends
+// when that path is documented.
+type fieldNode struct {
+	children map[string]*fieldNode
+	items    *fieldNode
+	field    string
+	end      bool
+}
+
+// fieldTree builds the tree of fields, each read back into the segments
+// walkJSON joins: a property name (no ".", "[" or "]": walkJSON skips such
+// keys) after a ".", or "[]". A path walkJSON cannot make (one starting
+// with ".", a stray bracket) is left out: no answer shows it.
+func fieldTree(fields []string) *fieldNode {
+	root := &fieldNode{}
+	for _, f := range fields {
+		if f == "" { // a property named "" at the root: walkJSON names it so
+			root.field, root.end = f, true
+			continue
+		}
+		if n := root.place(f); n != nil {
+			n.field, n.end = f, true
+		}
+	}
+	return root
+}
+
+// place finds or adds the node of path p.
+func (n *fieldNode) place(p string) *fieldNode {
+	first := true
+	for {
+		switch {
+		case strings.HasPrefix(p, "[]"):
+			if n.items == nil {
+				n.items = &fieldNode{}
+			}
+			n, p = n.items, p[2:]
+		case first || strings.HasPrefix(p, "."):
+			if !first {
+				p = p[1:]
+			}
+			end := strings.IndexAny(p, ".[]")
+			if end < 0 {
+				end = len(p)
+			}
+			name := p[:end]
+			if first && name == "" || end < len(p) && p[end] == ']' {
+				return nil
+			}
+			if n.children == nil {
+				n.children = map[string]*fieldNode{}
+			}
+			c := n.children[name]
+			if c == nil {
+				c = &fieldNode{}
+				n.children[name] = c
+			}
+			n, p = c, p[end:]
+		default:
+			return nil
+		}
+		first = false
+		if p == "" {
+			return n
+		}
+	}
+}
+
+// markIn marks the fields of m present in v, a JSON document as
+// encoding/json decodes it into an any: exactly those of jsonFields(v)
+// among m's fields, found by walking v along the tree only.
+func (m *mediaState) markIn(v any) {
+	m.tree.mark(v, m.observed, 0, true)
+}
+
+// mark follows walkJSON: a key at depth d names a path when d is within
+// maxDepth, and its value is walked one deeper; an array names "[]" once
+// it holds an item. At the root an empty key names the empty path and
+// walkJSON joins the keys under it as at the root.
+func (n *fieldNode) mark(v any, observed map[string]bool, depth int, root bool) {
+	if depth > maxDepth {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		for k, sub := range t {
+			if strings.ContainsAny(k, ".[]") {
+				continue
+			}
+			if root && k == "" {
+				if n.end {
+					observed[n.field] = true
+				}
+				n.mark(sub, observed, depth+1, true)
+				continue
+			}
+			c := n.children[k]
+			if c == nil {
+				continue
+			}
+			if c.end {
+				observed[c.field] = true
+			}
+			c.mark(sub, observed, depth+1, false)
+		}
+	case []any:
+		if len(t) == 0 || n.items == nil {
+			return
+		}
+		if n.items.end {
+			observed[n.items.field] = true
+		}
+		for _, sub := range t {
+			n.items.mark(sub, observed, depth+1, false)
 		}
 	}
 }

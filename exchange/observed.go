@@ -91,6 +91,24 @@ func (o Observed) Exchange() *Exchange {
 	return x
 }
 
+// WithAnswer is o.Exchange() for an o whose request is the one req was
+// made from (an earlier o.Exchange(), before the answer came, or with
+// another answer): the request's part — its URL, its redacted headers and
+// body, its curl command, which depend on the request alone — is req's,
+// made once; only the answer's part is made again. The validating proxy
+// judges an exchange at its request, its answer's headers and its end.
+func (o Observed) WithAnswer(req *Exchange) *Exchange {
+	r := NewRedactor(Key(o.RequestHeader), "")
+	x := *req
+	x.Status, x.Error, x.Duration, x.Raw = o.Status, r.String(o.Error), o.Duration, o.ResponseBody
+	x.ResponseHeader, x.ResponseBody = nil, ""
+	if o.Status != 0 {
+		x.ResponseHeader = r.Header(o.ResponseHeader)
+		x.ResponseBody = r.String(ExcerptOf(o.ResponseBody))
+	}
+	return &x
+}
+
 // withoutHopHeaders leaves out what a replay must not repeat: the
 // connection's own headers and the body's length, which curl computes.
 func withoutHopHeaders(h http.Header) http.Header {

@@ -52,3 +52,43 @@ func TestObservedExchangeIsRedacted(t *testing.T) {
 		t.Errorf("the parts of a JSON body: %q", got)
 	}
 }
+
+// WithAnswer makes, from the exchange of the request alone, the very
+// exchange Exchange makes of the whole: at the answer's headers, at its
+// end, with an error, without an answer.
+func TestWithAnswerIsTheWholeExchange(t *testing.T) {
+	const key = "sk-answered-SECRET"
+	req := Observed{
+		Method: "POST", Target: "http://127.0.0.1:9", Path: "/api/v1/user/conversations", RawQuery: "q=" + key,
+		RequestHeader: http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}},
+		RequestBody:   []byte(`{"title":"` + key + `"}`),
+	}
+	before := req.Exchange()
+	for name, o := range map[string]Observed{
+		"headers": func(o Observed) Observed {
+			o.Status, o.ResponseHeader = 200, http.Header{"Content-Type": {"application/json"}, "X-Echo": {key}}
+			return o
+		}(req),
+		"end": func(o Observed) Observed {
+			o.Status, o.ResponseHeader = 200, http.Header{"Content-Type": {"application/json"}}
+			o.ResponseBody, o.Duration = []byte(`{"status":"success","data":{"title":"`+key+`"}}`), 3
+			return o
+		}(req),
+		"broken": func(o Observed) Observed {
+			o.Status, o.ResponseHeader, o.ResponseBody = 200, http.Header{}, []byte(`{"sta`)
+			o.Error = "reading the answer: " + key
+			return o
+		}(req),
+		"no answer": func(o Observed) Observed { o.Error = "the target gave no answer: " + key; return o }(req),
+	} {
+		want, err := json.Marshal(o.Exchange())
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := o.WithAnswer(before)
+		got, _ := json.Marshal(x)
+		if string(got) != string(want) || string(x.Raw) != string(o.ResponseBody) || x.Line() != o.Exchange().Line() {
+			t.Errorf("%s: got\n  %s\nwant\n  %s", name, got, want)
+		}
+	}
+}

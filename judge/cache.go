@@ -8,13 +8,15 @@ import (
 )
 
 // The same answer is judged many times: a client polls a model while it
-// trains, reloads a list, reads a record it just wrote. Validating an
-// answer against the contract is the proxy's main cost (make bench-proxy),
-// and the verdict depends only on the operation, the status, the answer's
-// declared headers and its bytes. The verdict cache keys on those and
-// keeps the findings (none for a pass), so an answer seen before costs a
-// hash, not a validation, and a broken one is still described, in full,
-// every time it passes. Each Judge has its own.
+// trains, reloads a list, reads a record it just wrote. Parsing an answer
+// and validating it against the contract are the proxy's main costs (make
+// profile-proxy), and what the end of an answer breaks (its content type,
+// its envelope, the contract: Watch.End) depends only on the operation,
+// the method, the status, the answer's declared headers and its bytes. The
+// verdict cache keys on those and keeps the findings (none for a pass), so
+// an answer seen before costs a hash, not a parse and a validation, and a
+// broken one is still described, in full, every time it passes. Each Judge
+// has its own.
 
 // verdictCacheSize bounds the cache; when full it starts again empty, which
 // keeps it simple and its memory at most verdictCacheSize verdicts.
@@ -70,28 +72,23 @@ func (j *Judge) keyOf(op string, x *exchange.Exchange) (answerKey, bool) {
 	return k, true
 }
 
-// contractCached is contract(x), from the cache when the same answer was
-// judged before. An answer the contract as written accepts, the declared
-// view (the same contract with decided constraints removed, spec.Relax)
-// accepts too: a pass costs one validation, not two.
-func (j *Judge) contractCached(op string, x *exchange.Exchange) Findings {
-	k, cacheable := j.keyOf(op, x)
-	if cacheable {
-		if fs, seen := j.cache.get(k); seen {
-			return fs
-		}
-	}
+// answerContract is contract(x) for an answer whose body is parsed (p).
+// An answer the contract as written accepts, the declared view (the same
+// contract with decided constraints removed, spec.Relax) accepts too: a
+// pass costs one validation, not two. An answer the contract's answer
+// check accepts (spec.ResponseCheck: the validator's own compiled schema,
+// on the body parsed once) passes without the validator's round; anything
+// else is validated as before.
+func (j *Judge) answerContract(op string, x *exchange.Exchange, p Parsed) Findings {
 	var fs Findings
-	if len(Contract(j.strict, x)) != 0 {
+	accepted := op != "" && p.OK && j.strict.Response(op).Accepts(x.Status, x.ResponseHeader.Get("Content-Type"), p.Value)
+	if !accepted && len(Contract(j.strict, x)) != 0 {
 		fs = j.contract(op, x)
 	}
 	if j.seedSuccessBroken(op, x.Status) && len(fs.Rule(RuleStatus)) == 0 {
 		// A success the contract documents, yet not the one the reference
 		// names for the operation.
 		fs = append(fs, j.successStatusFinding(op, x.Status))
-	}
-	if cacheable && len(fs) <= maxCachedFindings {
-		j.cache.put(k, fs)
 	}
 	return fs
 }

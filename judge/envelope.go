@@ -19,6 +19,15 @@ import (
 // message}` with message a string, possibly empty: the reference says only
 // "a string", §1 rule 2, §7) of seed §1.
 func Envelope(body []byte, kind string) Findings {
+	return envelope(body, kind, Parsed{})
+}
+
+// envelope is Envelope on a body already parsed (p): one that parsed is
+// judged from its value, any other parsed again by ParseJSON, whose error
+// the finding quotes. A body json.Unmarshal reads, ParseJSON reads into
+// the same objects, arrays and kinds (only a number's Go type differs),
+// and the rules read no number.
+func envelope(body []byte, kind string, p Parsed) Findings {
 	clause, member := "1.1", "data"
 	if kind == "error" {
 		clause, member = "1.2", "message"
@@ -27,7 +36,10 @@ func Envelope(body []byte, kind string) Findings {
 		return Finding{Pointer: pointer, Rule: RuleEnvelope, Expected: expected, Got: got, Clause: clause}
 	}
 	shape := fmt.Sprintf("a JSON object {status, %s}", member)
-	v, err := ParseJSON(body)
+	v, err := J{p.Value}, error(nil)
+	if !p.OK {
+		v, err = ParseJSON(body)
+	}
 	if err != nil {
 		return Findings{f("", shape, fmt.Sprintf("not JSON (%v): %q", err, textcut.Shorten(string(body), 120)))}
 	}

@@ -34,6 +34,23 @@ func ParseJSON(b []byte) (J, error) {
 	return J{v}, nil
 }
 
+// Parsed is a body parsed once for every reader of it: Value is what
+// encoding/json's Unmarshal made of it (numbers as float64, the form the
+// contract's validator reads), OK false when it is not one JSON value.
+type Parsed struct {
+	Value any
+	OK    bool
+}
+
+// Parse parses b with encoding/json.Unmarshal.
+func Parse(b []byte) Parsed {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return Parsed{}
+	}
+	return Parsed{Value: v, OK: true}
+}
+
 // Get follows keys (strings) and indexes (ints).
 func (j J) Get(path ...any) J {
 	v := j.v

@@ -29,6 +29,8 @@ type Watch struct {
 	client Findings
 	// stream judges an event stream's events; nil for any other answer.
 	stream *StreamJudge
+	// answer is the answer's body as End parsed it.
+	answer Parsed
 }
 
 // Start judges the request of x (an exchange whose answer has not come
@@ -36,6 +38,12 @@ type Watch struct {
 // judges the rest, with the request's findings, every one the client's.
 func (j *Judge) Start(x *exchange.Exchange) (*Watch, Findings) {
 	op, _, _ := j.Operation(x.Method, x.Path)
+	return j.StartOperation(op, x)
+}
+
+// StartOperation is Start for a caller that routed the request already:
+// op is Operation's answer for it ("" outside the contract).
+func (j *Judge) StartOperation(op string, x *exchange.Exchange) (*Watch, Findings) {
 	w := &Watch{j: j, op: op}
 	w.client = j.Request(op, x)
 	return w, w.client
@@ -99,17 +107,35 @@ func (w *Watch) End(x *exchange.Exchange, cut bool, streamErr error) Findings {
 		// the contract can judge it.
 		return Findings{{Operation: w.op, Pointer: RuleAnswer, Rule: RuleAnswer, Expected: "the whole answer", Got: x.Error}}
 	}
+	// The same answer again is judged as it was (cache.go).
+	k, cacheable := w.j.keyOf(w.op, x)
+	if cacheable {
+		if fs, seen := w.j.cache.get(k); seen {
+			return fs
+		}
+	}
+	// The answer is parsed once, here: the envelope, the contract and
+	// whoever watches the exchange (Answer) read the same value.
+	w.answer = Parse(x.Raw)
 	var out Findings
 	switch {
 	case x.Status >= 400:
 		out = append(out, ContentType(x.ResponseHeader, "application/json")...)
-		out = append(out, Envelope(x.Raw, "error")...)
+		out = append(out, envelope(x.Raw, "error", w.answer)...)
 	case x.Status/100 == 2:
 		out = append(out, ContentType(x.ResponseHeader, "application/json")...)
-		out = append(out, Envelope(x.Raw, "success")...)
+		out = append(out, envelope(x.Raw, "success", w.answer)...)
 	}
-	return append(out, w.j.contractCached(w.op, x)...).For(w.op)
+	out = append(out, w.j.answerContract(w.op, x, w.answer)...).For(w.op)
+	if cacheable && len(out) <= maxCachedFindings {
+		w.j.cache.put(k, out)
+	}
+	return out
 }
+
+// Answer is the answer's body as End parsed it (Parsed.OK false when End
+// did not parse it, or it is not JSON).
+func (w *Watch) Answer() Parsed { return w.answer }
 
 // Verdict is the one judgement of a whole exchange, read: what its request
 // breaks and what its answer breaks, the request's findings first. An

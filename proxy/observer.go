@@ -27,6 +27,10 @@ type Exchange struct {
 	// Verdict is everything the one judge found in the exchange as it
 	// passed, both sides, every class: what the proxy reported of it.
 	Verdict judge.Findings
+	// Answer is the answer's JSON body as the judge parsed it, once, for
+	// every reader (OK false when the judge did not parse it: a stream, an
+	// answer cut or broken off, a body that is not JSON).
+	Answer judge.Parsed
 }
 
 // Observer watches the traffic. Its methods are called from the

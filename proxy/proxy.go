@@ -71,14 +71,22 @@ func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
 	// The answer passes unchanged: the proxy never asks for a compression
 	// the client did not ask for.
 	tr.DisableCompression = true
-	tr.MaxIdleConnsPerHost = 64
+	// One transport for every exchange, its connections to the target
+	// kept for the next: as many idle as clients a busy proxy serves, so a
+	// burst does not close and dial again (0: no bound over all hosts).
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, maxIdlePerTarget
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target) // the Host header too: the target's
 		},
 		Transport: tr,
-		// Every write is flushed at once: a stream passes as it arrives.
-		FlushInterval: -1,
+		// An event stream, and any answer of unknown length, is flushed at
+		// every write (ReverseProxy does so itself for those): it passes
+		// as it arrives. An answer of known length is written as it is
+		// read and flushed once, at its end, not once per read.
+		FlushInterval: 0,
+		// The copy buffers are pooled, not one 32 KB buffer per answer.
+		BufferPool: copyBuffers{},
 		// The proxy reports the errors itself, in its own words.
 		ErrorLog:       log.New(io.Discard, "", 0),
 		ModifyResponse: modifyResponse,
@@ -178,6 +186,22 @@ func (t *tap) holdBody(r *http.Request) error {
 	r.ContentLength = int64(len(held))
 	r.TransferEncoding = nil
 	return nil
+}
+
+// maxIdlePerTarget bounds the idle connections kept to the target.
+const maxIdlePerTarget = 1024
+
+// copyBuffers is ReverseProxy's BufferPool: 32 KB buffers (its own size)
+// kept for the next answer.
+type copyBuffers struct{}
+
+var copyBufferPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+func (copyBuffers) Get() []byte  { return copyBufferPool.Get().(*[32 << 10]byte)[:] }
+func (copyBuffers) Put(b []byte) {
+	if len(b) == 32<<10 {
+		copyBufferPool.Put((*[32 << 10]byte)(b))
+	}
 }
 
 type tapKey struct{}

@@ -28,6 +28,9 @@ type tap struct {
 	// a request no operation matches (forwarded, not judged).
 	opID, area string
 	inContract bool
+	// req is the exchange of the request (its URL, redacted headers and
+	// curl), made once; each stage adds its answer (WithAnswer).
+	req *exchange.Exchange
 	// watch is the one judge's judgement of the exchange as it passes;
 	// verdict gathers what it found (report), for the observers.
 	watch   *judge.Watch
@@ -76,14 +79,25 @@ func (t *tap) judgeRequest() {
 	if !t.inContract {
 		return
 	}
-	x := t.o.Exchange()
-	w, fs := t.p.judge.Start(x)
+	x := t.request()
+	w, fs := t.p.judge.StartOperation(t.opID, x)
 	t.watch = w
 	t.report(fs, x)
 }
 
+// request is the exchange of the request alone, made once.
+func (t *tap) request() *exchange.Exchange {
+	if t.req == nil {
+		t.req = t.o.Exchange()
+	}
+	return t.req
+}
+
 // report prints and keeps the findings about x.
 func (t *tap) report(fs judge.Findings, x *exchange.Exchange) {
+	if len(fs) == 0 {
+		return
+	}
 	t.vmu.Lock()
 	t.verdict = append(t.verdict, fs...)
 	t.vmu.Unlock()
@@ -102,11 +116,14 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	t.o.Status = resp.StatusCode
 	t.o.ResponseHeader = resp.Header.Clone()
 	t.length = resp.ContentLength
+	if t.length > 0 {
+		t.body.Grow(int(min(t.length, MaxHeldAnswer)))
+	}
 	stream := judge.IsEventStream(resp.StatusCode, resp.Header)
 	if t.inContract {
 		// Served: a success to a request the declared contract refuses
 		// is known at its first byte.
-		x := t.o.Exchange()
+		x := t.o.WithAnswer(t.request())
 		t.report(t.watch.Headers(x), x)
 		if t.watch.Streaming() {
 			t.startStream(x)
@@ -201,7 +218,7 @@ func (t *tap) judgeEnd() {
 	if ce := strings.ToLower(o.ResponseHeader.Get("Content-Encoding")); ce != "" && ce != "identity" && o.Status != 0 {
 		o.ResponseBody, encoded = decoded(ce, o.ResponseBody, t.bodyCut)
 	}
-	x := o.Exchange()
+	x := o.WithAnswer(t.request())
 	defer t.observe(o, left)
 	if !t.inContract {
 		t.p.log.Outside()
@@ -253,6 +270,9 @@ func (t *tap) observe(o exchange.Observed, left bool) {
 	t.vmu.Unlock()
 	x := &Exchange{Observed: o, Operation: t.opID, ResponseBodyCut: t.bodyCut,
 		Stream: t.stream != nil, LeftByClient: left, Verdict: verdict}
+	if t.watch != nil {
+		x.Answer = t.watch.Answer()
+	}
 	if !t.inContract {
 		x.Operation = ""
 	}

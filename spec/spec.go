@@ -24,6 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 )
 
@@ -49,9 +50,10 @@ type Contract struct {
 	// limits.go).
 	Limits Limits
 
-	requests  map[string]*RequestCheck // by operationId (requests.go)
-	resources []*Resource              // resources.go
-	facts     func() []Fact            // facts.go, read once on first use
+	requests  map[string]*RequestCheck  // by operationId (requests.go)
+	responses map[string]*ResponseCheck // by operationId (responses.go)
+	resources []*Resource               // resources.go
+	facts     func() []Fact             // facts.go, read once on first use
 }
 
 // Operation is one method on one path of the contract.
@@ -116,7 +118,11 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("libopenapi load: %w", err)
 	}
+	// The validator's schema cache, held here: the answer checks read the
+	// schemas it compiled (responses.go).
+	schemas := cache.NewDefaultCache()
 	v, errs := validator.NewValidator(lib,
+		config.WithSchemaCache(schemas),
 		config.WithStandardBodyDecoders(),
 		config.WithFormatAssertions(),
 		// Authentication is the server's job (and the suite's checks); the
@@ -146,6 +152,7 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
+	responses := responseChecks(schemas, &model.Model)
 	ops, err := operations(kin)
 	if err != nil {
 		return nil, err
@@ -155,7 +162,7 @@ func Build(raw []byte) (*Contract, error) {
 		return nil, err
 	}
 	c := &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, Limits: limits,
-		requests: requests, resources: resourcesOf(kin)}
+		requests: requests, responses: responses, resources: resourcesOf(kin)}
 	c.facts = sync.OnceValue(c.readFacts)
 	return c, nil
 }

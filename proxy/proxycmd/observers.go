@@ -25,7 +25,9 @@ func (c CoverageObserver) Observe(x *proxy.Exchange) {
 	if x.Stream || x.ResponseBodyCut || x.LeftByClient {
 		body = nil
 	}
-	c.R.Observe(x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body)
+	// The judge routed the request and parsed the answer already: the
+	// coverage reads the same.
+	c.R.ObserveParsed(x.Operation, x.Method, x.Path, x.Status, x.ResponseHeader.Get("Content-Type"), body, x.Answer.Value, x.Answer.OK)
 }
 
 // ObserveEvent records one chunk of a stream.
