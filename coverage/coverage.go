@@ -42,6 +42,8 @@ type Recorder struct {
 	ops           []*opState // in the contract's order (path, then method)
 	unrouted      map[routeKey]int
 	unroutedOther int // requests beyond maxUnrouted distinct ones
+	// remembered is the size of the bodies the statuses remember.
+	remembered int
 }
 
 type routeKey struct{ method, path string }
@@ -57,6 +59,9 @@ type statusState struct {
 	code  string // as documented: "200", "4XX", "default"
 	seen  int
 	media []*mediaState
+	// bodies are the answers whose fields were marked, by media type
+	// (Recorder.remember).
+	bodies map[string]map[string]bool
 }
 
 // mediaState is one documented answer body of a status: its media type
@@ -159,8 +164,11 @@ func (r *Recorder) observe(st *opState, status int, contentType string, body []b
 			open = append(open, m)
 		}
 	}
+	// The same body again (a poll, a reload) shows no field it did not
+	// show the first time: it is not read again.
+	again := len(body) <= maxRememberedBody && ss.bodies[mt][string(body)]
 	r.mu.Unlock()
-	if len(open) == 0 || len(body) == 0 {
+	if len(open) == 0 || len(body) == 0 || again {
 		return
 	}
 	if !parsed { // parsed outside the lock
@@ -173,6 +181,39 @@ func (r *Recorder) observe(st *opState, status int, contentType string, body []b
 	for _, m := range open {
 		m.markIn(value)
 	}
+	r.remember(ss, mt, body)
+}
+
+// maxRememberedBody bounds one remembered body, and maxRememberedBytes all
+// the bodies a Recorder remembers; when they are full its memory starts
+// again empty.
+const (
+	maxRememberedBody  = 16 << 10
+	maxRememberedBytes = 4 << 20
+)
+
+// remember notes a body of media type mt of status ss whose fields were
+// marked. The caller holds r.mu.
+func (r *Recorder) remember(ss *statusState, mt string, body []byte) {
+	if len(body) > maxRememberedBody || ss.bodies[mt][string(body)] {
+		return
+	}
+	if r.remembered+len(body) > maxRememberedBytes {
+		for _, st := range r.ops {
+			for _, s := range st.statuses {
+				s.bodies = nil
+			}
+		}
+		r.remembered = 0
+	}
+	if ss.bodies == nil {
+		ss.bodies = map[string]map[string]bool{}
+	}
+	if ss.bodies[mt] == nil {
+		ss.bodies[mt] = map[string]bool{}
+	}
+	ss.bodies[mt][string(body)] = true
+	r.remembered += len(body)
 }
 
 // observeStream records an event-stream answer: the fields of each chunk.

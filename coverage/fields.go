@@ -210,7 +210,7 @@ func (n *fieldNode) mark(v any, observed map[string]bool, depth int, root bool) 
 			if c == nil {
 				continue
 			}
-			if c.end {
+			if c.end && !observed[c.field] {
 				observed[c.field] = true
 			}
 			c.mark(sub, observed, depth+1, false)
@@ -219,7 +219,7 @@ func (n *fieldNode) mark(v any, observed map[string]bool, depth int, root bool) 
 		if len(t) == 0 || n.items == nil {
 			return
 		}
-		if n.items.end {
+		if n.items.end && !observed[n.items.field] {
 			observed[n.items.field] = true
 		}
 		for _, sub := range t {

@@ -3,6 +3,9 @@ package coverage
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -81,5 +84,38 @@ func TestMarkInStopsWhereJSONFieldsStops(t *testing.T) {
 	tree.markIn(v)
 	if !maps.Equal(old.observed, tree.observed) || len(old.observed) == len(fields) {
 		t.Fatalf("jsonFields marks %d of %d, markIn %d", len(old.observed), len(fields), len(tree.observed))
+	}
+}
+
+// A body seen before is not read again, which changes nothing of the
+// report; what the Recorder remembers of bodies stays within its bound.
+func TestRememberedBodiesChangeNothingAndAreBounded(t *testing.T) {
+	once, twice := New(smallContract(t)), New(smallContract(t))
+	a := []byte(`{"status":"success","data":[{"id":"1","owner":{"name":"a"}}]}`)
+	b := []byte(`{"status":"success","data":[{"id":"2","tags":["x"]}]}`)
+	once.Observe("GET", "/things", 200, "application/json", a)
+	once.Observe("GET", "/things", 200, "application/json", b)
+	for range 3 {
+		twice.Observe("GET", "/things", 200, "application/json", a)
+		twice.ObserveParsed("listThings", "GET", "/things", 200, "application/json", b, nil, false)
+	}
+	ro, rt := once.Report(), twice.Report()
+	for i := range ro.Operations {
+		ro.Operations[i].Calls, rt.Operations[i].Calls = 0, 0
+		for j := range ro.Operations[i].Statuses {
+			ro.Operations[i].Statuses[j].Seen, rt.Operations[i].Statuses[j].Seen = 0, 0
+		}
+	}
+	ro.Totals, rt.Totals = Totals{}, Totals{}
+	if !reflect.DeepEqual(ro, rt) {
+		t.Fatalf("seen once:\n%+v\nseen three times:\n%+v", ro, rt)
+	}
+	r := New(smallContract(t))
+	for i := range 2 * maxRememberedBytes / maxRememberedBody {
+		big := []byte(`{"status":"success","data":[{"id":"` + strings.Repeat("x", maxRememberedBody-60) + strconv.Itoa(i) + `"}]}`)
+		r.Observe("GET", "/things", 200, "application/json", big)
+	}
+	if r.remembered > maxRememberedBytes {
+		t.Fatalf("remembered %d bytes, bound %d", r.remembered, maxRememberedBytes)
 	}
 }

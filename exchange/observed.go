@@ -91,21 +91,73 @@ func (o Observed) Exchange() *Exchange {
 	return x
 }
 
-// WithAnswer is o.Exchange() for an o whose request is the one req was
-// made from (an earlier o.Exchange(), before the answer came, or with
-// another answer): the request's part — its URL, its redacted headers and
-// body, its curl command, which depend on the request alone — is req's,
-// made once; only the answer's part is made again. The validating proxy
-// judges an exchange at its request, its answer's headers and its end.
-func (o Observed) WithAnswer(req *Exchange) *Exchange {
+// Judged is o.Exchange() without what only a rendering of it shows: the
+// excerpts of the bodies (RequestBody, ResponseBody) and the curl command
+// (Curl; CurlOf makes it). Every field a judge reads is there, the same
+// (the raw bodies, the redacted headers and error, the URL of its line):
+// the validating proxy judges every exchange but renders only those with
+// a finding.
+func (o Observed) Judged() *Exchange {
 	r := NewRedactor(Key(o.RequestHeader), "")
-	x := *req
+	x := &Exchange{
+		Method:        o.Method,
+		URL:           r.String(o.url()),
+		RequestHeader: r.Header(withoutHopHeaders(o.RequestHeader)),
+		Path:          o.Path,
+		RawQuery:      o.RawQuery,
+		Sent:          o.RequestBody,
+		SentCut:       o.RequestBodyCut,
+	}
+	o.answerOf(r, x, false)
+	return x
+}
+
+// CurlOf is the curl command of o.Exchange(): the request replayed
+// against o.Target, the key read from $CONFORMANCE_API_KEY.
+func (o Observed) CurlOf() string {
+	r := NewRedactor(Key(o.RequestHeader), "")
+	form := readForm(o.RequestHeader, o.RequestBody)
+	var data []byte
+	if form == nil && !o.RequestBodyCut && len(o.RequestBody) > 0 {
+		data = o.RequestBody
+	}
+	c := Curl(r, o.Method, o.url(), withoutHopHeaders(o.RequestHeader), data, form)
+	if o.RequestBodyCut {
+		c += " # the body was over the proxy's bound and is not shown"
+	}
+	return c
+}
+
+// url is the URL of o's request at its target.
+func (o Observed) url() string {
+	u := strings.TrimRight(o.Target, "/") + o.Path
+	if o.RawQuery != "" {
+		u += "?" + o.RawQuery
+	}
+	return u
+}
+
+// answerOf sets the answer's part of x from o; the excerpt of its body
+// only when excerpt is true.
+func (o Observed) answerOf(r *Redactor, x *Exchange, excerpt bool) {
 	x.Status, x.Error, x.Duration, x.Raw = o.Status, r.String(o.Error), o.Duration, o.ResponseBody
 	x.ResponseHeader, x.ResponseBody = nil, ""
 	if o.Status != 0 {
 		x.ResponseHeader = r.Header(o.ResponseHeader)
-		x.ResponseBody = r.String(ExcerptOf(o.ResponseBody))
+		if excerpt {
+			x.ResponseBody = r.String(ExcerptOf(o.ResponseBody))
+		}
 	}
+}
+
+// JudgedWithAnswer is Judged for an o whose request is the one req (an
+// earlier Judged) was made from: the request's part — its URL, its
+// redacted headers, which depend on the request alone — is req's, made
+// once; only the answer's part is made again. The validating proxy judges
+// an exchange at its request, its answer's headers and its end.
+func (o Observed) JudgedWithAnswer(req *Exchange) *Exchange {
+	x := *req
+	o.answerOf(NewRedactor(Key(o.RequestHeader), ""), &x, false)
 	return &x
 }
 

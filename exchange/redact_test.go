@@ -3,6 +3,7 @@ package exchange
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -53,18 +54,26 @@ func TestObservedExchangeIsRedacted(t *testing.T) {
 	}
 }
 
-// WithAnswer makes, from the exchange of the request alone, the very
-// exchange Exchange makes of the whole: at the answer's headers, at its
-// end, with an error, without an answer.
-func TestWithAnswerIsTheWholeExchange(t *testing.T) {
+// Judged is the exchange a judge reads, the same as Exchange's but for
+// what only a rendering shows (the excerpts, the curl, which CurlOf
+// makes the same); JudgedWithAnswer makes it from the request's alone: at
+// the answer's headers, at its end, with an error, without an answer.
+func TestJudgedIsTheWholeExchangeAsJudged(t *testing.T) {
 	const key = "sk-answered-SECRET"
 	req := Observed{
-		Method: "POST", Target: "http://127.0.0.1:9", Path: "/api/v1/user/conversations", RawQuery: "q=" + key,
-		RequestHeader: http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}},
+		Method: "POST", Target: "http://127.0.0.1:9/", Path: "/api/v1/user/conversations", RawQuery: "q=" + key,
+		RequestHeader: http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}, "Connection": {"close"}},
 		RequestBody:   []byte(`{"title":"` + key + `"}`),
 	}
-	before := req.Exchange()
+	before := req.Judged()
 	for name, o := range map[string]Observed{
+		"request": req,
+		"cut":     func(o Observed) Observed { o.RequestBody, o.RequestBodyCut = nil, true; return o }(req),
+		"multipart": func(o Observed) Observed {
+			o.RequestHeader = http.Header{"Content-Type": {"multipart/form-data; boundary=b"}}
+			o.RequestBody = []byte("--b\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.txt\"\r\n\r\nx\r\n--b--\r\n")
+			return o
+		}(req),
 		"headers": func(o Observed) Observed {
 			o.Status, o.ResponseHeader = 200, http.Header{"Content-Type": {"application/json"}, "X-Echo": {key}}
 			return o
@@ -81,14 +90,18 @@ func TestWithAnswerIsTheWholeExchange(t *testing.T) {
 		}(req),
 		"no answer": func(o Observed) Observed { o.Error = "the target gave no answer: " + key; return o }(req),
 	} {
-		want, err := json.Marshal(o.Exchange())
-		if err != nil {
-			t.Fatal(err)
+		whole := o.Exchange()
+		if o.CurlOf() != whole.Curl {
+			t.Errorf("%s: CurlOf %q, Exchange's %q", name, o.CurlOf(), whole.Curl)
 		}
-		x := o.WithAnswer(before)
-		got, _ := json.Marshal(x)
-		if string(got) != string(want) || string(x.Raw) != string(o.ResponseBody) || x.Line() != o.Exchange().Line() {
-			t.Errorf("%s: got\n  %s\nwant\n  %s", name, got, want)
+		whole.RequestBody, whole.ResponseBody, whole.Curl = "", "", ""
+		for how, x := range map[string]*Exchange{"Judged": o.Judged(), "JudgedWithAnswer": o.JudgedWithAnswer(before)} {
+			if how == "JudgedWithAnswer" && name != "headers" && name != "end" && name != "broken" && name != "no answer" {
+				continue // another request than before's
+			}
+			if !reflect.DeepEqual(x, whole) {
+				t.Errorf("%s, %s: got\n  %+v\nwant\n  %+v", name, how, x, whole)
+			}
 		}
 	}
 }

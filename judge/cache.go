@@ -2,6 +2,7 @@ package judge
 
 import (
 	"crypto/sha256"
+	"strconv"
 	"sync"
 
 	"contractkit/exchange"
@@ -68,6 +69,36 @@ func (j *Judge) keyOf(op string, x *exchange.Exchange) (answerKey, bool) {
 	h.Write([]byte(x.Method + " " + x.ResponseHeader.Get("Content-Type") + "\n"))
 	h.Write(x.Raw)
 	k := answerKey{op: op, status: x.Status}
+	h.Sum(k.sum[:0])
+	return k, true
+}
+
+// requestKey is the key of x's request to operation op, or ok=false when
+// its verdict may depend on more than the key holds: the operation is
+// unknown, or its check reads headers (header or cookie parameters). What
+// Request reads of a request is its method, path and query, whether it
+// carries an Authorization header, its Content-Type, its body and whether
+// the body was held.
+func (j *Judge) requestKey(op string, x *exchange.Exchange) (answerKey, bool) {
+	rc := j.declared.Request(op)
+	if op == "" || rc == nil || rc.ReadsHeaders() {
+		return answerKey{}, false
+	}
+	h := sha256.New()
+	auth := "-"
+	if x.RequestHeader.Get("Authorization") != "" {
+		auth = "+"
+	}
+	cut := "-"
+	if x.SentCut {
+		cut = "+"
+	}
+	// Each part after its length: a decoded path may hold any byte.
+	for _, part := range []string{x.Method, x.Path, x.RawQuery, x.RequestHeader.Get("Content-Type"), auth + cut} {
+		h.Write([]byte(strconv.Itoa(len(part)) + ":" + part))
+	}
+	h.Write(x.Sent)
+	k := answerKey{op: op}
 	h.Sum(k.sum[:0])
 	return k, true
 }

@@ -93,3 +93,50 @@ func TestVerdictCacheIsBounded(t *testing.T) {
 		t.Fatalf("the cache holds %d answers, bound %d", n, verdictCacheSize)
 	}
 }
+
+// A request's verdict is remembered under everything Request reads of it:
+// the same request again gets the same findings; one that differs in its
+// path, query, body, Content-Type or key gets its own.
+func TestRequestVerdictsKeyOnWhatRequestReads(t *testing.T) {
+	j := New(spec.Strict(), spec.Declared())
+	const op = "createConversation"
+	req := func(mod func(x *exchange.Exchange)) *exchange.Exchange {
+		x := answered("POST", "/api/v1/user/conversations", 0, "")
+		x.RequestHeader.Set("Content-Type", "application/json")
+		x.Sent = []byte(`{"model_id":"9","title":"t"}`)
+		if mod != nil {
+			mod(x)
+		}
+		return x
+	}
+	first := j.Request(op, req(nil))
+	if len(first) == 0 {
+		t.Fatal("a lenient model_id got no finding")
+	}
+	if again := j.Request(op, req(nil)); !reflect.DeepEqual(again, first) {
+		t.Fatalf("the same request again: %q, the first time %q", again.Lines(), first.Lines())
+	}
+	k0, _ := j.requestKey(op, req(nil))
+	for name, mod := range map[string]func(x *exchange.Exchange){
+		"body":         func(x *exchange.Exchange) { x.Sent = []byte(`{"model_id":9,"title":"t"}`) },
+		"query":        func(x *exchange.Exchange) { x.RawQuery = "a=1" },
+		"path":         func(x *exchange.Exchange) { x.Path += "/" },
+		"path, query":  func(x *exchange.Exchange) { x.Path, x.RawQuery = x.Path+"\n", "" },
+		"content type": func(x *exchange.Exchange) { x.RequestHeader.Set("Content-Type", "text/plain") },
+		"no key":       func(x *exchange.Exchange) { x.RequestHeader.Del("Authorization") },
+		"cut":          func(x *exchange.Exchange) { x.SentCut = true },
+		"method":       func(x *exchange.Exchange) { x.Method = "PUT" },
+	} {
+		x := req(mod)
+		k, ok := j.requestKey(op, x)
+		if !ok || k == k0 {
+			t.Errorf("%s: shares the first request's key (or none)", name)
+		}
+		if got, want := j.Request(op, x), j.request(op, x); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %q, uncached %q", name, got.Lines(), want.Lines())
+		}
+	}
+	if _, ok := j.requestKey("", req(nil)); ok {
+		t.Error("a request outside the contract is cacheable")
+	}
+}

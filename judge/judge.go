@@ -31,7 +31,9 @@ type Judge struct {
 	// successStatus is, per operation, the success status the reference
 	// itself names (spec.FactSuccessStatus: §4.1's "HTTP 200 on success").
 	successStatus map[string]spec.Fact
-	cache         *verdictCache
+	// cache keeps the verdicts of answers, requests those of requests
+	// (cache.go).
+	cache, requests *verdictCache
 }
 
 // New makes the judge of a contract: strict is the document as written,
@@ -40,7 +42,7 @@ type Judge struct {
 func New(strict, declared *spec.Contract) *Judge {
 	return &Judge{strict: strict, declared: declared, chunkTypes: chunkTypesOf(strict),
 		resultFields: resultFieldsOf(declared), headerDocs: headerDocsOf(strict), successStatus: successStatusesOf(declared),
-		cache: newVerdictCache()}
+		cache: newVerdictCache(), requests: newVerdictCache()}
 }
 
 // Build makes the judge of a raw OpenAPI document, its declared view

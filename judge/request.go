@@ -22,6 +22,21 @@ import (
 // leaves the parameters, and a multipart body is the server's to read (as
 // the mock reads it, spec.RequestCheck), its part names excepted.
 func (j *Judge) Request(op string, x *exchange.Exchange) Findings {
+	// The same request again is judged as it was (cache.go).
+	k, cacheable := j.requestKey(op, x)
+	if cacheable {
+		if fs, seen := j.requests.get(k); seen {
+			return fs
+		}
+	}
+	fs := j.request(op, x)
+	if cacheable && len(fs) <= maxCachedFindings {
+		j.requests.put(k, fs)
+	}
+	return fs
+}
+
+func (j *Judge) request(op string, x *exchange.Exchange) Findings {
 	var out Findings
 	if x.RequestHeader.Get("Authorization") == "" {
 		out = append(out, Finding{Pointer: "header:Authorization", Rule: RuleAuth,

@@ -28,9 +28,12 @@ type tap struct {
 	// a request no operation matches (forwarded, not judged).
 	opID, area string
 	inContract bool
-	// req is the exchange of the request (its URL, redacted headers and
-	// curl), made once; each stage adds its answer (WithAnswer).
-	req *exchange.Exchange
+	// req is the exchange of the request as the judge reads it (its URL
+	// and redacted headers), made once; each stage adds its answer
+	// (JudgedWithAnswer). Its curl command is made for a finding only.
+	req      *exchange.Exchange
+	curl     string
+	curlOnce sync.Once
 	// watch is the one judge's judgement of the exchange as it passes;
 	// verdict gathers what it found (report), for the observers.
 	watch   *judge.Watch
@@ -88,9 +91,16 @@ func (t *tap) judgeRequest() {
 // request is the exchange of the request alone, made once.
 func (t *tap) request() *exchange.Exchange {
 	if t.req == nil {
-		t.req = t.o.Exchange()
+		t.req = t.o.Judged()
 	}
 	return t.req
+}
+
+// curlOf is the curl command of the exchange's request, made once, when a
+// finding is reported.
+func (t *tap) curlOf() string {
+	t.curlOnce.Do(func() { t.curl = t.o.CurlOf() })
+	return t.curl
 }
 
 // report prints and keeps the findings about x.
@@ -106,7 +116,7 @@ func (t *tap) report(fs judge.Findings, x *exchange.Exchange) {
 		line = x.Method + " " + x.URL // the request alone: no answer yet
 	}
 	for _, f := range fs {
-		t.p.log.Add(Finding{Finding: f, Area: t.area, Line: line, Curl: x.Curl})
+		t.p.log.Add(Finding{Finding: f, Area: t.area, Line: line, Curl: t.curlOf()})
 	}
 }
 
@@ -123,7 +133,7 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	if t.inContract {
 		// Served: a success to a request the declared contract refuses
 		// is known at its first byte.
-		x := t.o.WithAnswer(t.request())
+		x := t.o.JudgedWithAnswer(t.request())
 		t.report(t.watch.Headers(x), x)
 		if t.watch.Streaming() {
 			t.startStream(x)
@@ -218,7 +228,7 @@ func (t *tap) judgeEnd() {
 	if ce := strings.ToLower(o.ResponseHeader.Get("Content-Encoding")); ce != "" && ce != "identity" && o.Status != 0 {
 		o.ResponseBody, encoded = decoded(ce, o.ResponseBody, t.bodyCut)
 	}
-	x := o.WithAnswer(t.request())
+	x := o.JudgedWithAnswer(t.request())
 	defer t.observe(o, left)
 	if !t.inContract {
 		t.p.log.Outside()

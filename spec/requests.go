@@ -21,7 +21,15 @@ type RequestCheck struct {
 	path     string
 	params   []check
 	body     check // nil for an operation without a request body
+	// headers: the operation declares header or cookie parameters.
+	headers bool
 }
+
+// ReadsHeaders reports whether the check reads the request's headers
+// beyond its Content-Type (header or cookie parameters): without them,
+// its verdict depends only on the method, the URL, the Content-Type and
+// the body.
+func (rc *RequestCheck) ReadsHeaders() bool { return rc.headers }
 
 type check func(*http.Request, *v3.PathItem, string) (bool, []*verrors.ValidationError)
 
@@ -66,7 +74,7 @@ func requestChecks(v validator.Validator, doc *v3.Document) (map[string]*Request
 			for _, p := range append(append([]*v3.Parameter{}, item.Parameters...), op.Parameters...) {
 				declared[p.In] = true
 			}
-			rc := &RequestCheck{pathItem: item, path: path}
+			rc := &RequestCheck{pathItem: item, path: path, headers: declared["header"] || declared["cookie"]}
 			for _, loc := range []struct {
 				in    string
 				check check

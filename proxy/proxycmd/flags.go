@@ -35,6 +35,8 @@ type Options struct {
 	Bounds proxy.Bounds
 	// Pprof is a loopback address net/http/pprof is served on ("": off).
 	Pprof string
+	// GCFloorMB is the garbage collector's heap target floor (0: off).
+	GCFloorMB int
 }
 
 // DefaultListen is where the proxy listens without --listen.
@@ -55,6 +57,7 @@ var flagSpecs = []flagSpec{
 	{"stream-idle", "D", fmt.Sprintf("cut a stream that sends no event for D (default %s), a finding", proxy.DefaultStreamIdle)},
 	{"stream-duration", "D", fmt.Sprintf("cut an answer still going after D (default %s), a finding", proxy.DefaultStreamDuration)},
 	{"answer-timeout", "D", fmt.Sprintf("answer 502 when the target sends no headers within D (default %s)", proxy.DefaultAnswerTimeout)},
+	{"gc-floor", "MB", "keep the garbage collector's heap target at or above MB megabytes while the live heap is small: fewer collections under load (default 64; 0 turns it off, and so does a GOGC environment variable)"},
 	{"pprof", "HOST:PORT", "serve net/http/pprof on its own listener at a loopback HOST:PORT, to profile the proxy (off when empty)"},
 }
 
@@ -84,6 +87,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.DurationVar(&o.Bounds.StreamDuration, "stream-duration", proxy.DefaultStreamDuration, "")
 	fs.DurationVar(&o.Bounds.AnswerTimeout, "answer-timeout", proxy.DefaultAnswerTimeout, "")
 	fs.StringVar(&o.Pprof, "pprof", "", "")
+	fs.IntVar(&o.GCFloorMB, "gc-floor", 64, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeUsage(out)
@@ -116,6 +120,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 		errs = append(errs, fmt.Errorf("--target %q: want an absolute http or https URL", target))
 	default:
 		o.Target = u
+	}
+	if o.GCFloorMB < 0 || o.GCFloorMB > 1<<20 {
+		errs = append(errs, fmt.Errorf("--gc-floor %d: want a number of megabytes, 0 to %d", o.GCFloorMB, 1<<20))
 	}
 	if o.Pprof != "" {
 		if err := pprofserve.CheckLoopback(o.Pprof); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"contractkit/coverage"
+	"contractkit/internal/gcfloor"
 	"contractkit/internal/pprofserve"
 	"contractkit/proxy"
 	"contractkit/recording"
@@ -87,6 +88,15 @@ func (m *Main) Run() int {
 	}
 	p := proxy.New(m.opts.Target, lg, observers...)
 	p.SetBounds(m.opts.Bounds)
+	// After the start-up (the contract compiled), as the mock does: every
+	// exchange allocates a few kilobytes over a live heap of about the
+	// compiled contract, so without a floor the collector runs every few
+	// thousand exchanges and marks the whole contract again. A GOGC set
+	// by the user is theirs.
+	if m.opts.GCFloorMB > 0 && os.Getenv("GOGC") == "" {
+		t := gcfloor.Start(uint64(m.opts.GCFloorMB)<<20, 100)
+		defer t.Stop()
+	}
 	hs := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	start := time.Now()
 	fmt.Fprintf(m.Stdout, "proxy listening on http://%s → %s\n", ln.Addr(), m.opts.Target)
