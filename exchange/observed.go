@@ -6,6 +6,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -102,7 +103,7 @@ func (o Observed) Judged() *Exchange {
 	x := &Exchange{
 		Method:        o.Method,
 		URL:           r.String(o.url()),
-		RequestHeader: r.Header(withoutHopHeaders(o.RequestHeader)),
+		RequestHeader: r.headerWithoutHop(o.RequestHeader),
 		Path:          o.Path,
 		RawQuery:      o.RawQuery,
 		Sent:          o.RequestBody,
@@ -110,6 +111,17 @@ func (o Observed) Judged() *Exchange {
 	}
 	o.answerOf(r, x, false)
 	return x
+}
+
+// headerWithoutHop is r.Header(withoutHopHeaders(h)), made in one pass.
+func (r *Redactor) headerWithoutHop(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		if len(vs) > 0 && !slices.Contains(hopHeaders, k) {
+			out[k] = r.values(vs)
+		}
+	}
+	return out
 }
 
 // CurlOf is the curl command of o.Exchange(): the request replayed
@@ -150,6 +162,20 @@ func (o Observed) answerOf(r *Redactor, x *Exchange, excerpt bool) {
 	}
 }
 
+// JudgedAtEnd is JudgedWithAnswer for the end of an answer whose headers
+// were judged in at (JudgedWithAnswer of the same request, with the same
+// response header map): its redacted response header is at's when the
+// status is the same, not made again.
+func (o Observed) JudgedAtEnd(req, at *Exchange) *Exchange {
+	if at == nil || at.Status != o.Status || o.Status == 0 {
+		return o.JudgedWithAnswer(req)
+	}
+	x := *req
+	x.Status, x.Error, x.Duration, x.Raw = o.Status, NewRedactor(Key(o.RequestHeader), "").String(o.Error), o.Duration, o.ResponseBody
+	x.ResponseHeader, x.ResponseBody = at.ResponseHeader, ""
+	return &x
+}
+
 // JudgedWithAnswer is Judged for an o whose request is the one req (an
 // earlier Judged) was made from: the request's part — its URL, its
 // redacted headers, which depend on the request alone — is req's, made
@@ -165,11 +191,14 @@ func (o Observed) JudgedWithAnswer(req *Exchange) *Exchange {
 // connection's own headers and the body's length, which curl computes.
 func withoutHopHeaders(h http.Header) http.Header {
 	out := h.Clone()
-	for _, k := range []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Accept-Encoding", "User-Agent"} {
+	for _, k := range hopHeaders {
 		out.Del(k)
 	}
 	return out
 }
+
+// hopHeaders are the headers a replay leaves out, in canonical form.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Accept-Encoding", "User-Agent"}
 
 // readForm reads a multipart body's parts as a Form whose files curl reads
 // from files named like the uploaded ones; nil when body is not a whole

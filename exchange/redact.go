@@ -52,9 +52,18 @@ func (r *Redactor) String(s string) string {
 func (r *Redactor) Header(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
-		for _, v := range vs {
-			out[k] = append(out[k], r.String(v))
+		if len(vs) > 0 { // a key without values is left out
+			out[k] = r.values(vs)
 		}
+	}
+	return out
+}
+
+// values redacts each value of a header into a new slice.
+func (r *Redactor) values(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = r.String(v)
 	}
 	return out
 }

@@ -62,7 +62,7 @@ func TestJudgedIsTheWholeExchangeAsJudged(t *testing.T) {
 	const key = "sk-answered-SECRET"
 	req := Observed{
 		Method: "POST", Target: "http://127.0.0.1:9/", Path: "/api/v1/user/conversations", RawQuery: "q=" + key,
-		RequestHeader: http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}, "Connection": {"close"}},
+		RequestHeader: http.Header{"Authorization": {"Bearer " + key}, "Content-Type": {"application/json"}, "Connection": {"close"}, "X-Empty": {}},
 		RequestBody:   []byte(`{"title":"` + key + `"}`),
 	}
 	before := req.Judged()
@@ -95,8 +95,9 @@ func TestJudgedIsTheWholeExchangeAsJudged(t *testing.T) {
 			t.Errorf("%s: CurlOf %q, Exchange's %q", name, o.CurlOf(), whole.Curl)
 		}
 		whole.RequestBody, whole.ResponseBody, whole.Curl = "", "", ""
-		for how, x := range map[string]*Exchange{"Judged": o.Judged(), "JudgedWithAnswer": o.JudgedWithAnswer(before)} {
-			if how == "JudgedWithAnswer" && name != "headers" && name != "end" && name != "broken" && name != "no answer" {
+		at := o.JudgedWithAnswer(before)
+		for how, x := range map[string]*Exchange{"Judged": o.Judged(), "JudgedWithAnswer": at, "JudgedAtEnd": o.JudgedAtEnd(before, at)} {
+			if how != "Judged" && name != "headers" && name != "end" && name != "broken" && name != "no answer" {
 				continue // another request than before's
 			}
 			if !reflect.DeepEqual(x, whole) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -34,6 +35,9 @@ type Judge struct {
 	// cache keeps the verdicts of answers, requests those of requests
 	// (cache.go).
 	cache, requests *verdictCache
+	// routes are the operations of paths routed before (Operation).
+	routesMu sync.Mutex
+	routes   map[routeKey]routed
 }
 
 // New makes the judge of a contract: strict is the document as written,
@@ -42,7 +46,7 @@ type Judge struct {
 func New(strict, declared *spec.Contract) *Judge {
 	return &Judge{strict: strict, declared: declared, chunkTypes: chunkTypesOf(strict),
 		resultFields: resultFieldsOf(declared), headerDocs: headerDocsOf(strict), successStatus: successStatusesOf(declared),
-		cache: newVerdictCache(), requests: newVerdictCache()}
+		cache: newVerdictCache(), requests: newVerdictCache(), routes: map[routeKey]routed{}}
 }
 
 // Build makes the judge of a raw OpenAPI document, its declared view
@@ -70,6 +74,36 @@ func (j *Judge) Contract() *spec.Contract { return j.strict }
 // its area (its tag: models, datasets, ...) — or ok=false when the request
 // is outside the contract.
 func (j *Judge) Operation(method, path string) (id, area string, ok bool) {
+	k := routeKey{method, path}
+	j.routesMu.Lock()
+	r, seen := j.routes[k]
+	j.routesMu.Unlock()
+	if !seen {
+		r.id, r.area, r.ok = j.route(method, path)
+		j.routesMu.Lock()
+		if len(j.routes) >= maxRoutes {
+			clear(j.routes)
+		}
+		j.routes[k] = r
+		j.routesMu.Unlock()
+	}
+	return r.id, r.area, r.ok
+}
+
+// The operations of requests routed before, by method and path: a client
+// sends the same few paths over and over (maxRoutes bounds them; when full
+// the memory starts again empty).
+const maxRoutes = 4096
+
+type routeKey struct{ method, path string }
+
+type routed struct {
+	id, area string
+	ok       bool
+}
+
+// route finds the operation of a request with the contract's router.
+func (j *Judge) route(method, path string) (id, area string, ok bool) {
 	req, err := http.NewRequest(method, "http://contract.invalid"+path, nil)
 	if err != nil {
 		return "", "", false

@@ -34,6 +34,8 @@ type tap struct {
 	req      *exchange.Exchange
 	curl     string
 	curlOnce sync.Once
+	// atHeaders is the exchange as its answer's headers showed it.
+	atHeaders *exchange.Exchange
 	// watch is the one judge's judgement of the exchange as it passes;
 	// verdict gathers what it found (report), for the observers.
 	watch   *judge.Watch
@@ -134,6 +136,7 @@ func (t *tap) answer(resp *http.Response) io.ReadCloser {
 		// Served: a success to a request the declared contract refuses
 		// is known at its first byte.
 		x := t.o.JudgedWithAnswer(t.request())
+		t.atHeaders = x
 		t.report(t.watch.Headers(x), x)
 		if t.watch.Streaming() {
 			t.startStream(x)
@@ -228,7 +231,7 @@ func (t *tap) judgeEnd() {
 	if ce := strings.ToLower(o.ResponseHeader.Get("Content-Encoding")); ce != "" && ce != "identity" && o.Status != 0 {
 		o.ResponseBody, encoded = decoded(ce, o.ResponseBody, t.bodyCut)
 	}
-	x := o.JudgedWithAnswer(t.request())
+	x := o.JudgedAtEnd(t.request(), t.atHeaders)
 	defer t.observe(o, left)
 	if !t.inContract {
 		t.p.log.Outside()
