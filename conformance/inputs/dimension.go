@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"contractkit/spec"
 )
 
 // Family is what a dimension varies.
@@ -19,11 +21,12 @@ const (
 	FamilyRepeat      Family = "repeat"
 	FamilyBurst       Family = "burst"
 	FamilyState       Family = "state"
+	FamilyReading     Family = "reading"
 )
 
 // Families lists the families in order.
 func Families() []Family {
-	return []Family{FamilyValue, FamilyAlternative, FamilyEncoding, FamilyID, FamilyPair, FamilyRepeat, FamilyBurst, FamilyState}
+	return []Family{FamilyValue, FamilyAlternative, FamilyEncoding, FamilyID, FamilyPair, FamilyRepeat, FamilyBurst, FamilyState, FamilyReading}
 }
 
 // Dimension is one way a call of an operation may vary. A driver sends it
@@ -56,6 +59,8 @@ type Dimension struct {
 	// state.
 	Kind  *Kind
 	State State
+	// Reading is the x-lenient reading a reading dimension sends.
+	Reading *spec.Reading
 }
 
 // Key names the dimension across the contract: "<operationId> <name>".
@@ -185,6 +190,7 @@ func (c *Catalog) DeriveOp(op *Op) []Dimension {
 	add(c.repeatDims(op)...)
 	add(burstDims(op)...)
 	add(c.stateDims(op)...)
+	add(readingDims(op)...)
 	seen := map[string]bool{}
 	for _, d := range out {
 		if seen[d.Name] {
