@@ -70,7 +70,7 @@ type goneCheck struct {
 // deletionSpecs registers d's checks in the calling flow. Their location
 // is the area file's call.
 func (e *env) deletionSpecs(d deletion) {
-	op, isOp := spec.Strict().OperationAt(spec.RoleDelete, d.of)
+	_, isOp := spec.Strict().OperationAt(spec.RoleDelete, d.of)
 	dc, ok := deleteChecks[d.of]
 	r := spec.Strict().ResourceNamed(d.of)
 	if !ok || !isOp || r == nil {
@@ -85,13 +85,7 @@ func (e *env) deletionSpecs(d deletion) {
 				Skip(why + ", so it cannot be deleted")
 			}
 		}
-		req := e.sampleRequest(op, map[string]string{r.Param: d.res.id})
-		if q := permanently(spec.Strict(), op); e.cfg.Spend.active() && q != nil {
-			// D-40: a run that counts its spending leaves nothing
-			// soft-deleted (the contract has no way to erase it later).
-			req.Query = q
-		}
-		x := e.do(ctx, req)
+		x := e.do(ctx, e.deleteRequest(d.of, d.res.id))
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if dc.status200 {

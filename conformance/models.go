@@ -223,5 +223,7 @@ func (e *env) modelSpecs() {
 					e.expectSuccess(c.x)
 				})
 		})
+
+		e.relationSpecs()
 	})
 }

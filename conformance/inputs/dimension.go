@@ -139,6 +139,9 @@ type State struct {
 	Items bool
 	// After: the operation that wrote it last (an update, an effect).
 	After string
+	// By: the id parameter of a kind whose records name it (x-predict
+	// on-delete): a model with conversations, a dataset with models.
+	By string
 }
 
 // String renders a state as dimensions name it.
@@ -150,6 +153,8 @@ func (s State) String() string {
 		return "with " + s.Coll
 	case s.Coll != "":
 		return "without " + s.Coll
+	case s.By != "":
+		return "with " + relatedWord(s.By)
 	}
 	return "after " + s.After
 }

@@ -133,3 +133,29 @@ func TestEveryReadingIsADimension(t *testing.T) {
 		t.Errorf("createConversation's readings: %q", conv)
 	}
 }
+
+// Relations before every delete and read: each kind whose records name a
+// resource (x-predict on-delete) gives it a state of its own, which every
+// operation touching the resource meets.
+func TestRelationsAreStates(t *testing.T) {
+	c := catalog(t)
+	want := map[string][]string{
+		"deleteModel":   {"a model with conversations", "a model with evaluations"},
+		"getModel":      {"a model with conversations", "a model with evaluations"},
+		"deleteDataset": {"a dataset with models"},
+		"getDataset":    {"a dataset with models"},
+	}
+	for op, states := range want {
+		var names []string
+		for _, d := range c.DeriveOp(c.Op(op)) {
+			if d.Family == FamilyState && d.State.By != "" {
+				names = append(names, d.Name)
+			}
+		}
+		for _, s := range states {
+			if !slices.Contains(names, s) {
+				t.Errorf("%s: no state dimension %q (has %q)", op, s, names)
+			}
+		}
+	}
+}
