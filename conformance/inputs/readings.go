@@ -31,7 +31,8 @@ func ReadingName(in string, r spec.Reading) string {
 	if r.Alias != "" {
 		return fmt.Sprintf("%s:%s for %s:%s (x-lenient, %s)", in, r.Alias, in, r.Field, r.Decision)
 	}
-	return fmt.Sprintf("%s:%s as a%s %s (x-lenient, %s)", in, r.Field, article(r.Type), jsonTypeWord(r.Type), r.Decision)
+	word := jsonTypeWord(r.Type)
+	return fmt.Sprintf("%s:%s as a%s %s (x-lenient, %s)", in, r.Field, article(word), word, r.Decision)
 }
 
 // jsonTypeWord names a JSON type in prose ("integer" → "number": JSON
