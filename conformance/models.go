@@ -177,6 +177,7 @@ func (e *env) modelSpecs() {
 			// model was built from is deleted, then the model with a
 			// conversation and an evaluation of it.
 			e.datasetUnderModelSpecs(&created, &dataset)
+			e.relatedCleanup(&others)
 			e.deletionSpecs(deletion{
 				of: "model_id", res: &created,
 				before: func(ctx SpecContext) { e.relate(ctx, created.id, &others) },

@@ -18,6 +18,9 @@ import (
 // others is D-32's.
 
 // related are the records made to name a flow's model before its delete.
+// Their removal waits for the flow's end (relatedCleanup): one registered
+// in the delete's check would run when that check ends, before the checks
+// of what the delete left of them.
 type related struct {
 	conversation, evaluation created
 }
@@ -44,9 +47,28 @@ func (e *env) datasetUnderModelSpecs(model, dataset *created) {
 // relate gives the model a conversation and an evaluation (every state of a
 // model takes both, D-36), before its delete check deletes it.
 func (e *env) relate(ctx SpecContext, model string, r *related) {
-	r.conversation = e.create(ctx, conversationRequest(model, e.name("thread")), pathConversations)
-	r.evaluation = e.create(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations,
-		JSON: evaluationBody(e.name("eval"), model)}, pathEvaluations)
+	r.conversation = e.made(ctx, conversationRequest(model, e.name("thread")))
+	r.evaluation = e.made(ctx, client.Request{Method: http.MethodPost, Path: pathEvaluations,
+		JSON: evaluationBody(e.name("eval"), model)})
+}
+
+// relatedCleanup registers, in the calling flow, the removal of what
+// relate made once the flow ends (gone already is fine: the conversation
+// goes with its model, D-32).
+func (e *env) relatedCleanup(r *related) {
+	AfterAll(func(ctx SpecContext) {
+		if e.cfg.Keep {
+			return
+		}
+		for _, c := range []struct {
+			made       created
+			collection string
+		}{{r.conversation, pathConversations}, {r.evaluation, pathEvaluations}} {
+			if c.made.id != "" {
+				e.remove(ctx, at(c.collection, c.made.id), client.AuthKey)
+			}
+		}
+	})
 }
 
 // relatedGone are the checks of what a model's delete did to the records
