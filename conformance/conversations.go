@@ -109,6 +109,14 @@ func (e *env) conversationSpecs() {
 						declared("4.2.4", "4.2.5", "1.2", "D-17"), e.notReturned("conversation_id")},
 					{"MUST NOT list a deleted conversation",
 						declared("4.2.4", "4.2.1"), e.notListed("conversation_id", func() map[string]string { return map[string]string{"model_id": model} })},
+					// The deleted id alone, with the model the conversation
+					// had: a server that refused another value first would
+					// hide whether it continues a deleted conversation.
+					{"MUST NOT continue a deleted conversation: an inference naming it with its model is refused with the error envelope (404)",
+						declared("4.2.4", "4.4.1", "1.2", "D-17"), func(ctx SpecContext, id string) {
+							x, _ := e.infer(ctx, client.Request{JSON: query(model, map[string]any{"conversation_id": id}), Refusal: true})
+							e.expectNotFound(x)
+						}},
 				},
 			})
 		})

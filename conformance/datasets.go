@@ -160,6 +160,23 @@ func (e *env) datasetSpecs() {
 						refusal{statuses: []int{http.StatusNotFound}})
 				})
 
+			// The seed's own form first (§4.3: "from files and/or URLs",
+			// `urls` a string): one URL and no file part is a create the
+			// seed declares, whatever a server decides for several URLs
+			// (D-08's lists, the check after this one).
+			e.check("MUST create a dataset from one URL alone (no file part) and answer {status: success, data: Dataset}",
+				declared("4.3.3", "2.6", "1.1"), func(ctx SpecContext) {
+					name := e.name("data")
+					form := &exchange.Form{Fields: []exchange.FormField{
+						{Name: "dataset_name", Value: name},
+						{Name: "urls", Value: "https://docs.northwind.example/handbook"},
+					}}
+					c := e.create(ctx, client.Request{Method: http.MethodPost, Path: pathDatasets, Form: form}, pathDatasets)
+					data := e.expectSuccess(c.x)
+					e.want(c.x, c.id != "", "/data/id", "an id", "none")
+					e.want(c.x, data.Get("name").Str() == name, "/data/name", strconv.Quote(name), data.Get("name"))
+				})
+
 			e.check("SHOULD create a dataset from URLs alone",
 				decidedBy("D-08", "4.3.3"), func(ctx SpecContext) {
 					form := &exchange.Form{Fields: []exchange.FormField{

@@ -34,7 +34,7 @@ type deleteCheck struct {
 // operation index (internal/opindex, DeletionTable); an operation that
 // deletes nothing needs none.
 var deleteChecks = map[string]deleteCheck{
-	"model_id":        {"MUST delete the model with HTTP 200 and a success envelope", declared("4.1.4", "1.1"), true},
+	"model_id":        {"MUST delete the model, which has a conversation and an evaluation, with HTTP 200 and a success envelope", declared("4.1.4", "1.1"), true},
 	"dataset_id":      {"MUST delete the dataset with a success envelope", declared("4.3.5", "1.1"), false},
 	"conversation_id": {"MUST delete the conversation with HTTP 200 and a success envelope", declared("4.2.4", "1.1"), true},
 	"evaluation_id":   {"MUST delete an ended evaluation with HTTP 200 and a message", declared("4.5.5", "1.1", "D-02"), true},
@@ -48,6 +48,9 @@ type deletion struct {
 	// res is the flow's resource, made by its BeforeAll.
 	res *created
 
+	// before, when set, runs right before the delete (what the resource
+	// is to hold when deleted: a model's conversation and evaluation).
+	before func(ctx SpecContext)
 	// more, when set, judges the delete's answer further.
 	more func(x *exchange.Exchange, data judge.J)
 	// notYet, when set, says why the resource cannot be deleted yet ("" when
@@ -70,7 +73,7 @@ type goneCheck struct {
 // deletionSpecs registers d's checks in the calling flow. Their location
 // is the area file's call.
 func (e *env) deletionSpecs(d deletion) {
-	op, isOp := spec.Strict().OperationAt(spec.RoleDelete, d.of)
+	_, isOp := spec.Strict().OperationAt(spec.RoleDelete, d.of)
 	dc, ok := deleteChecks[d.of]
 	r := spec.Strict().ResourceNamed(d.of)
 	if !ok || !isOp || r == nil {
@@ -85,13 +88,10 @@ func (e *env) deletionSpecs(d deletion) {
 				Skip(why + ", so it cannot be deleted")
 			}
 		}
-		req := e.sampleRequest(op, map[string]string{r.Param: d.res.id})
-		if q := permanently(spec.Strict(), op); e.cfg.Spend.active() && q != nil {
-			// D-40: a run that counts its spending leaves nothing
-			// soft-deleted (the contract has no way to erase it later).
-			req.Query = q
+		if d.before != nil {
+			d.before(ctx)
 		}
-		x := e.do(ctx, req)
+		x := e.do(ctx, e.deleteRequest(d.of, d.res.id))
 		deleted = x.Status/100 == 2
 		data := e.expectSuccess(x)
 		if dc.status200 {

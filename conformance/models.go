@@ -86,24 +86,25 @@ func (e *env) modelSpecs() {
 	// after every other written check, the evaluation run's wait
 	// included (early.go).
 	e.describe("Models", Label("models"), SpecPriority(-2), func() {
-		e.describe("a model's life", Ordered, ContinueOnFailure, costs(spec.CostModels, spec.CostDatasets), Label(labelTrains), func() {
+		e.describe("a model's life", Ordered, ContinueOnFailure, costs(spec.CostModels, spec.CostDatasets, spec.CostConversations, spec.CostEvaluations), Label(labelTrains), func() {
 			var (
-				name    string
-				created created
+				name             string
+				created, dataset created
+				others           related
 			)
 			BeforeAll(func(ctx SpecContext) {
 				if early := e.early.lifeModel; early.x != nil {
 					// BeforeSuite started it (early.go): judged here.
-					created, name = early, e.early.lifeName
+					created, name, dataset = early, e.early.lifeName, e.early.lifeData
 					return
 				}
-				ds := e.early.lifeData
-				if ds.id == "" {
-					ds = e.create(ctx, lifeDatasetRequest(e.name("model-data")), pathDatasets)
+				dataset = e.early.lifeData
+				if dataset.id == "" {
+					dataset = e.create(ctx, lifeDatasetRequest(e.name("model-data")), pathDatasets)
 				}
-				e.need(ds, "dataset") // its answer is the Datasets area's to judge
+				e.need(dataset, "dataset") // its answer is the Datasets area's to judge
 				name = e.name("model")
-				created = e.create(ctx, lifeModelRequest(name, ds.id), pathModels)
+				created = e.create(ctx, lifeModelRequest(name, dataset.id), pathModels)
 			})
 
 			e.check("MUST create a model from the declared body {model_name, dataset_id (a string)} and answer {status: success, data: Model} with its id and name",
@@ -172,14 +173,20 @@ func (e *env) modelSpecs() {
 					})
 				})
 
+			// Relations before the deletes (relations.go): the dataset the
+			// model was built from is deleted, then the model with a
+			// conversation and an evaluation of it.
+			e.datasetUnderModelSpecs(&created, &dataset)
+			e.relatedCleanup(&others)
 			e.deletionSpecs(deletion{
 				of: "model_id", res: &created,
-				gone: []goneCheck{
+				before: func(ctx SpecContext) { e.relate(ctx, created.id, &others) },
+				gone: append([]goneCheck{
 					{"MUST NOT return a deleted model: the error envelope (404)",
 						declared("4.1.4", "4.1.2", "1.2", "D-17"), e.notReturned("model_id")},
 					{"MUST NOT list a deleted model",
 						declared("4.1.4", "4.1.1"), e.notListed("model_id", nil)},
-				},
+				}, e.relatedGone(&others)...),
 			})
 		})
 

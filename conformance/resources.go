@@ -40,15 +40,23 @@ type created struct {
 // at once, unless --keep. collection is the path the id is appended to.
 func (e *env) create(ctx context.Context, r client.Request, collection string) created {
 	GinkgoHelper()
+	c := e.made(ctx, r)
+	if c.id != "" {
+		e.removeLater(at(collection, c.id), r.Auth)
+	}
+	return c
+}
+
+// made sends a create request and reads its outcome; its removal is the
+// caller's to register.
+func (e *env) made(ctx context.Context, r client.Request) created {
+	GinkgoHelper()
 	x := e.do(ctx, r)
 	body, _ := judge.ParseJSON(x.Raw)
 	data := body.Get("data")
 	c := created{x: x, data: data}
 	if x.Status/100 == 2 {
 		c.id = data.Get("id").ID()
-	}
-	if c.id != "" {
-		e.removeLater(at(collection, c.id), r.Auth)
 	}
 	return c
 }

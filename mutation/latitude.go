@@ -117,7 +117,8 @@ func unscrambled(id string) string {
 
 // unscrambleRequest rewrites the ids a client sends back to the mock's:
 // numeric path segments, the model_id query parameter, model_id and
-// dataset_id in a JSON body or a form.
+// dataset_id in a JSON body (dataset too, the name D-21 reads as
+// dataset_id) or a form.
 func unscrambleRequest(x *Exchange) {
 	r := x.Req
 	segs := strings.Split(r.URL.Path, "/")
@@ -136,7 +137,7 @@ func unscrambleRequest(x *Exchange) {
 	}
 	jsonRequest(nil, func(_ *Exchange, body map[string]any) bool {
 		changed := false
-		for _, k := range []string{"model_id", "dataset_id"} {
+		for _, k := range []string{"model_id", "dataset_id", "dataset"} {
 			switch id := body[k].(type) {
 			case json.Number:
 				body[k], changed = json.Number(unscrambled(id.String())), true

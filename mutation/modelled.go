@@ -289,7 +289,8 @@ var modelled = []Mutant{
 // variants where the model has latitude, sorted by name: the entries of
 // List marked Model.
 func Modelled() []Mutant {
-	out := slices.Concat(modelled, latitude, defaulted, inputMutants, unseenMutants, inputLatitude, transportMutants, transportVariants)
+	out := slices.Concat(modelled, latitude, defaulted, inputMutants, unseenMutants, inputLatitude, transportMutants, transportVariants,
+		modelledOf(seedFormMutants), seedFormLatitude)
 	slices.SortFunc(out, func(a, b Mutant) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -134,7 +134,7 @@ func List() []Mutant { return sorted(listed()) }
 // listed is every table of List, unsorted.
 func listed() []Mutant {
 	return slices.Concat(mutants, liberal, explored, modelled, latitude, classed, defaulted, inputMutants, unseenMutants, inputVariants, inputLatitude,
-		transportMutants, transportVariants)
+		transportMutants, transportVariants, seedFormMutants, seedFormVariants, seedFormLatitude)
 }
 
 // Hostile returns the hostile servers, sorted by name. The runner runs

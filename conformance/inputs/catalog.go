@@ -85,6 +85,8 @@ type Op struct {
 	// Holds are the request fields its answer compares with a field of a
 	// kind's resources (transport.go).
 	Holds []Holder
+	// Readings are its request's x-lenient readings (D-21).
+	Readings []spec.Reading
 }
 
 // Writes reports whether the operation changes something (any method but

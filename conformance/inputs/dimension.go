@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"contractkit/spec"
 )
 
 // Family is what a dimension varies.
@@ -19,11 +21,12 @@ const (
 	FamilyRepeat      Family = "repeat"
 	FamilyBurst       Family = "burst"
 	FamilyState       Family = "state"
+	FamilyReading     Family = "reading"
 )
 
 // Families lists the families in order.
 func Families() []Family {
-	return []Family{FamilyValue, FamilyAlternative, FamilyEncoding, FamilyID, FamilyPair, FamilyRepeat, FamilyBurst, FamilyState}
+	return []Family{FamilyValue, FamilyAlternative, FamilyEncoding, FamilyID, FamilyPair, FamilyRepeat, FamilyBurst, FamilyState, FamilyReading}
 }
 
 // Dimension is one way a call of an operation may vary. A driver sends it
@@ -56,6 +59,8 @@ type Dimension struct {
 	// state.
 	Kind  *Kind
 	State State
+	// Reading is the x-lenient reading a reading dimension sends.
+	Reading *spec.Reading
 }
 
 // Key names the dimension across the contract: "<operationId> <name>".
@@ -134,6 +139,9 @@ type State struct {
 	Items bool
 	// After: the operation that wrote it last (an update, an effect).
 	After string
+	// By: the id parameter of a kind whose records name it (x-predict
+	// on-delete): a model with conversations, a dataset with models.
+	By string
 }
 
 // String renders a state as dimensions name it.
@@ -145,6 +153,8 @@ func (s State) String() string {
 		return "with " + s.Coll
 	case s.Coll != "":
 		return "without " + s.Coll
+	case s.By != "":
+		return "with " + relatedWord(s.By)
 	}
 	return "after " + s.After
 }
@@ -185,6 +195,7 @@ func (c *Catalog) DeriveOp(op *Op) []Dimension {
 	add(c.repeatDims(op)...)
 	add(burstDims(op)...)
 	add(c.stateDims(op)...)
+	add(readingDims(op)...)
 	seen := map[string]bool{}
 	for _, d := range out {
 		if seen[d.Name] {

@@ -34,9 +34,14 @@
 //   - state: each state of each resource the operation reads or writes,
 //     from x-transitions and from the resource's collections (a
 //     conversation with and without messages, after an inference continued
-//     it, after a rename); a request field an answer compares with what a
-//     resource holds (check-name's name) set to what one in each state
-//     holds, and in another letter case (transport.go).
+//     it, after a rename), and from the records that name it (a model with
+//     conversations, with evaluations; a dataset with models); a request
+//     field an answer compares with what a resource holds (check-name's
+//     name) set to what one in each state holds, and in another letter
+//     case (transport.go);
+//   - reading: each x-lenient reading of its request (D-21: a field under
+//     another name, a value of another JSON type, a file part under
+//     another name), sent alone.
 //
 // The package links no test framework.
 package inputs

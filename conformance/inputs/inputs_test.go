@@ -95,3 +95,67 @@ func TestEveryOperationHasDimensions(t *testing.T) {
 		}
 	}
 }
+
+// Every x-lenient reading of the contract (D-21) is a dimension of its
+// operation: a field under another name, a value of another JSON type, a
+// file part under another name, each sent on its own.
+func TestEveryReadingIsADimension(t *testing.T) {
+	c := catalog(t)
+	readings := 0
+	for _, op := range c.Ops {
+		names := map[string]bool{}
+		for _, d := range c.DeriveOp(op) {
+			if d.Family == FamilyReading {
+				names[d.Name] = true
+			}
+		}
+		for _, r := range spec.Strict().Readings(op.ID) {
+			readings++
+			in := "body"
+			if op.Media == "multipart/form-data" {
+				in = "form"
+			}
+			if !names[ReadingName(in, r)] {
+				t.Errorf("%s: the reading %+v has no dimension (have %v)", op.ID, r, names)
+			}
+		}
+	}
+	if readings < 6 {
+		t.Fatalf("%d readings in the contract: the marks were not read", readings)
+	}
+	var conv []string
+	for _, d := range c.DeriveOp(c.Op("createConversation")) {
+		if d.Family == FamilyReading {
+			conv = append(conv, d.Name)
+		}
+	}
+	if !slices.Equal(conv, []string{"body:model_id as a string (x-lenient, D-21)"}) {
+		t.Errorf("createConversation's readings: %q", conv)
+	}
+}
+
+// Relations before every delete and read: each kind whose records name a
+// resource (x-predict on-delete) gives it a state of its own, which every
+// operation touching the resource meets.
+func TestRelationsAreStates(t *testing.T) {
+	c := catalog(t)
+	want := map[string][]string{
+		"deleteModel":   {"a model with conversations", "a model with evaluations"},
+		"getModel":      {"a model with conversations", "a model with evaluations"},
+		"deleteDataset": {"a dataset with models"},
+		"getDataset":    {"a dataset with models"},
+	}
+	for op, states := range want {
+		var names []string
+		for _, d := range c.DeriveOp(c.Op(op)) {
+			if d.Family == FamilyState && d.State.By != "" {
+				names = append(names, d.Name)
+			}
+		}
+		for _, s := range states {
+			if !slices.Contains(names, s) {
+				t.Errorf("%s: no state dimension %q (has %q)", op, s, names)
+			}
+		}
+	}
+}

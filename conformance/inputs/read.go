@@ -128,6 +128,7 @@ func (c *Catalog) readOp(sc, sd *spec.Contract, so spec.Operation) *Op {
 	op.Groups = append(op.Groups, readGroups(kin.Extensions, "body")...)
 	op.Effects = readEffects(kin.Extensions)
 	op.Answers = answers(kin)
+	op.Readings = sc.Readings(so.ID)
 	return op
 }
 

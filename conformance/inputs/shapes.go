@@ -147,8 +147,9 @@ func (c *Catalog) Touched(op *Op) []*Kind {
 }
 
 // States lists the states of k a call may meet: its machine's states, each
-// collection without and with items, and what each update and each
-// effect writing into it leaves.
+// collection without and with items, each kind whose records name it
+// holding one (relations), and what each update and each effect writing
+// into it leaves.
 func (c *Catalog) States(k *Kind) []State {
 	var out []State
 	if m := k.Machine; m != nil {
@@ -159,6 +160,7 @@ func (c *Catalog) States(k *Kind) []State {
 	for _, coll := range k.Colls {
 		out = append(out, State{Coll: coll}, State{Coll: coll, Items: true})
 	}
+	out = append(out, c.relations(k)...)
 	for _, op := range c.Ops {
 		for _, e := range op.Effects {
 			if e.Into == k.Param && op.Role != RoleCreate {

@@ -94,6 +94,8 @@ type expectation struct {
 	// multi are the form fields the call sent in several parts that are
 	// read from their first (D-08).
 	multi map[string]bool
+	// readings are the x-lenient readings the call was read by (D-21).
+	readings []applied
 }
 
 // Expect says what a call may meet: whether it may succeed, and why it
@@ -130,6 +132,7 @@ func (m *Model) expect(c Call) *expectation {
 		return x
 	}
 	x.acct = m.accts[c.Key]
+	m.readLeniently(x)
 	m.parts(x)
 	m.validity(x)
 	m.references(x)

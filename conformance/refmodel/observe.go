@@ -93,6 +93,7 @@ func (j *judging) success() {
 		j.walkStream()
 	case isJSON && x.op.success != nil:
 		j.walkObject(frame{}, x.op.success, body, "")
+		j.readingsKept(body)
 	}
 	if j.record != nil {
 		j.record.fresh = false

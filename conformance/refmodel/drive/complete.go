@@ -74,6 +74,14 @@ func Generator(c *inputs.Catalog, d inputs.Dimension) error {
 		return nil
 	case inputs.FamilyState:
 		return stateGenerator(c, d)
+	case inputs.FamilyReading:
+		if d.Reading == nil || op.Field(d.Field) == nil {
+			return fmt.Errorf("the reading names %s, which the operation does not have", d.Field)
+		}
+		if f := op.Field(d.Field); d.Reading.Alias == "" && f.In == "form" {
+			return fmt.Errorf("no generator for a reading of another JSON type in a form (%s)", d.Field)
+		}
+		return nil
 	}
 	return fmt.Errorf("no generator for the family %q", d.Family)
 }
@@ -120,6 +128,8 @@ func stateGenerator(c *inputs.Catalog, d inputs.Dimension) error {
 		return fmt.Errorf("no operation %s", s.After)
 	case s.Field != "" && k.Machine == nil:
 		return fmt.Errorf("%s has no machine", k.Word())
+	case s.By != "" && (c.Kind(s.By) == nil || c.Kind(s.By).Create == nil):
+		return fmt.Errorf("a %s with %s needs a create of them", k.Word(), s)
 	}
 	return nil
 }

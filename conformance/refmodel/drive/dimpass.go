@@ -10,7 +10,8 @@ import (
 
 // The input pass: every dimension of every operation (package inputs) the
 // phases before did not reach, sent at least once, whatever the seed. The
-// state dimensions are the tour's, which comes after it and the bursts.
+// state dimensions are the tour's, which comes after it and the bursts;
+// the readings (x-lenient) are sent last, each alone.
 
 // dimensions runs the pass with the first key.
 func (d *driver) dimensions() {
@@ -32,7 +33,11 @@ func (d *driver) dimensions() {
 			if f := op.Field(dim.Field); f != nil && dim.Intent == inputs.IntentDeleted {
 				d.provideGone(f.Kind)
 			}
-			if c, ok := d.g.success(op); ok && d.g.intent(op, &c, op.Field(dim.Field), dim.Intent) {
+			// The id alone: a call the server took otherwise (its
+			// required fields, valued as it accepted them), so that a
+			// refusal the reference names (a deleted or unknown id) is
+			// the call's only fault; the pairs send it with others.
+			if c, ok := d.g.minimal(op); ok && d.g.intent(op, &c, op.Field(dim.Field), dim.Intent) {
 				d.mark(dim.Key())
 				d.lean(op, c)
 			}
@@ -45,6 +50,9 @@ func (d *driver) dimensions() {
 		}
 		for _, dim := range d.pending(dims, inputs.FamilyRepeat) {
 			d.repeat(op, dim)
+		}
+		for _, dim := range d.pending(dims, inputs.FamilyReading) {
+			d.reading(op, dim)
 		}
 	}
 }

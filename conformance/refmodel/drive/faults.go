@@ -67,6 +67,11 @@ func (g *gen) fault(op *inputs.Op, c *refmodel.Call, f inputs.Fault) bool {
 		}
 		return false
 	case inputs.FaultReference:
+		// The two refusals the seed names for an id, in turn: one no
+		// resource has, and a deleted one (sent alone by the id pass).
+		if g.turn("reference:"+op.ID)%2 == 1 && g.intent(op, c, op.IDs[0], inputs.IntentDeleted) {
+			return true
+		}
 		return g.intent(op, c, op.IDs[0], inputs.IntentNeverSeen)
 	case inputs.FaultConflict:
 		return g.conflict(op, c)

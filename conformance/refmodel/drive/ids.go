@@ -29,11 +29,18 @@ func (g *gen) intent(op *inputs.Op, c *refmodel.Call, f *inputs.Field, in inputs
 	var id string
 	switch in {
 	case inputs.IntentDeleted:
-		r, ok := g.pick(kind, g.key, gone)
+		// One whose parent lives, where there is one: the call then
+		// names the parent it had (tieParent), and the deleted id is its
+		// only fault.
+		r, ok := g.pick(kind, g.key, func(r refmodel.Resource) bool { return r.Gone && g.parentLives(f.Kind, r) })
+		if !ok {
+			r, ok = g.pick(kind, g.key, gone)
+		}
 		if !ok {
 			return false
 		}
 		id = r.ID
+		defer g.tieParent(op, c, f, r)
 	case inputs.IntentForeign:
 		r, ok := g.pick(kind, other(g.key), live)
 		if !ok {
@@ -67,6 +74,34 @@ func (g *gen) intent(op *inputs.Op, c *refmodel.Call, f *inputs.Field, in inputs
 	g.setID(op, c, f, id)
 	g.unsetParent(op, c, f)
 	return true
+}
+
+// parentLives reports whether the resource r of k (deleted or not) is
+// scoped under a live resource, or under none.
+func (g *gen) parentLives(k *inputs.Kind, r refmodel.Resource) bool {
+	if k.Scope == "" || r.Parent == "" {
+		return true
+	}
+	_, ok := g.pick(k.Scope, g.key, func(p refmodel.Resource) bool { return !p.Gone && p.ID == r.Parent })
+	return ok
+}
+
+// tieParent names, in the fields an x-refuse same-parent rule ties to the
+// id field f, the parent the resource r had (a deleted conversation's
+// model): a call that continues a deleted conversation with the model it
+// belonged to has no fault but the deleted id, where another model would
+// add the rule's (D-48 would then decide which is answered).
+func (g *gen) tieParent(op *inputs.Op, c *refmodel.Call, f *inputs.Field, r refmodel.Resource) {
+	if r.Parent == "" || f.Kind.Scope == "" || !g.parentLives(f.Kind, r) {
+		return
+	}
+	for _, rule := range op.Rules {
+		if rule.Rule == "same-parent" && rule.Field == f.Name {
+			if pf := op.Field("body:" + str(rule.Params["field"])); pf != nil {
+				g.setID(op, c, pf, r.Parent)
+			}
+		}
+	}
 }
 
 // spell writes a real id as the intent misspells it.

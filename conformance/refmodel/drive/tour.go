@@ -12,9 +12,10 @@ import (
 // state of its machine (models pending, training, ready and failed;
 // evaluations pending, running, completed and failed), each collection
 // without and with items (a conversation without and with messages, a
-// dataset without and with files), and after each update and each effect
-// written into it (after a rename, after an inference continued it, after
-// an upload). An operation that changes the resource gets one of its own
+// dataset without and with files), with a record of each kind that names
+// it (a model with conversations, with evaluations; a dataset with
+// models), and after each update and each effect written into it (after
+// a rename, after an inference continued it, after an upload). An operation that changes the resource gets one of its own
 // in each state; the others share one.
 
 // tour runs the whole tour with the first key (after dataModels).
@@ -60,6 +61,9 @@ func (d *driver) tourItems(k *inputs.Kind) {
 		switch {
 		case s.Coll != "":
 			ids = d.makeN(k, n, &s, d.fed)
+		case s.By != "":
+			ids = d.makeN(k, n, nil, d.fed)
+			d.relate(k, d.cat.Kind(s.By), ids)
 		default:
 			ids = d.makeN(k, n, nil, d.fed)
 			for _, id := range ids {
@@ -67,6 +71,19 @@ func (d *driver) tourItems(k *inputs.Kind) {
 			}
 		}
 		d.touring(k, changing, shared, ids, &s)
+	}
+}
+
+// relate gives each resource ids of k one record of kind by that names it
+// (a conversation of each model, a model built from each dataset).
+func (d *driver) relate(k, by *inputs.Kind, ids []string) {
+	if by == nil || by.Create == nil {
+		return
+	}
+	for _, id := range ids {
+		if r, ok := d.resource(k, id); ok {
+			d.make(by, nil, &r)
+		}
 	}
 }
 

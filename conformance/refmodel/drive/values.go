@@ -135,11 +135,13 @@ func sized(t string, n int) string {
 	return string(b) + tail
 }
 
-// formText is a valid text for the form field f: a split field's items
-// (URLs for a field its x-refuse urls rule reads), or a text.
+// formText is a valid text for the form field f: a split field's one item
+// (a URL for a field its x-refuse urls rule reads), or a text. One item
+// is the seed's own form (§4.3: `urls` is a string); how several are
+// joined is decided (D-08), and the value dimensions send lists as well.
 func (g *gen) formText(op *inputs.Op, f *inputs.Field) string {
 	if f.Split != nil {
-		return g.splitText(op, f, 2)
+		return g.splitText(op, f, 1)
 	}
 	return g.textOf(f.Schema, f.Name, -1)
 }
