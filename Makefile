@@ -84,13 +84,13 @@ types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract
 	$(NODE_BIN)/tsc $(TSC_FLAGS) --module nodenext --moduleResolution nodenext npm/mock/types/index.d.ts npm/mock/lib/index.d.ts npm/mock/lib/form.d.ts
 	$(NODE_BIN)/tsc $(TSC_FLAGS) --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
-# The conformance package's tests that run the suite in a child process
+# The tests that run the suite in a child process (conformance, action)
 # skip themselves under -race and run in the second pass, without it: the
 # race detector triples a child run's time and adds nothing to its verdict
 # (conformance/main_test.go, childRuns).
 go-test: ## unit and integration tests with the race detector, then the suite's child-process runs without it [6 min]
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
-	go test -count=1 $(GO_TEST_FLAGS) ./conformance/
+	go test -count=1 $(GO_TEST_FLAGS) ./conformance/ ./action/
 
 # The reference model's proofs: each mutant only it kills is killed, each
 # variant where it has latitude is passed. Without -race: 44 driven runs of
