@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -168,5 +169,20 @@ func TestLabelFilterLeavesRateLimitAndSmokeOut(t *testing.T) {
 	}
 	if got := (Config{Spend: Spend{Profile: ProfileSmoke}}).labelFilter(); got != "smoke" {
 		t.Errorf("a smoke run's filter = %q, want the Smoke area alone", got)
+	}
+}
+
+// The README's flag table has a row for every flag of the suite.
+func TestReadmeListsEveryFlag(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "## The conformance suite")
+	table, _, _ = strings.Cut(table, "\nExit status:")
+	for _, f := range flagSpecs {
+		if !strings.Contains(table, "`--"+f.name) {
+			t.Errorf("the README's flag table has no row for --%s", f.name)
+		}
 	}
 }
