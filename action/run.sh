@@ -18,8 +18,9 @@ bin=${CK_BIN:?CK_BIN: the conformance binary}
 dir=${CK_REPORTS:-conformance-reports}
 read -r -a extra <<< "${CK_ARGS:-}"
 mkdir -p "$dir" || exit 2
-# A report left by an earlier step is not this run's.
-rm -f "$dir/summary.md" "$dir/report.json" "$dir/junit.xml" "$dir/report.html"
+# A page left by an earlier run is not this run's (the other reports stay:
+# report.json may be what args' --compare reads, before the run rewrites it).
+rm -f "$dir/summary.md"
 
 "$bin" --junit "$dir/junit.xml" --json "$dir/report.json" --html "$dir/report.html" \
     --markdown "$dir/summary.md" ${extra[@]+"${extra[@]}"} 2>&1 | tee "$dir/conformance.log"
