@@ -23,9 +23,8 @@ import (
 
 	"contractkit/conformance"
 	"contractkit/conformance/cli"
-	"contractkit/fixtures"
+	"contractkit/internal/mocktest"
 	"contractkit/mockserver"
-	"contractkit/mutation"
 	"contractkit/report"
 )
 
@@ -48,26 +47,8 @@ func TestMain(m *testing.M) {
 // not "".
 func mock(t *testing.T, breakName string) string {
 	t.Helper()
-	set := fixtures.Default()
-	srv, err := mockserver.New(mockserver.Config{Keys: []string{key}, Fixtures: &set, TokenInterval: time.Millisecond,
-		TrainDuration: time.Second, EvalDuration: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h http.Handler = srv
-	if breakName != "" {
-		mu, err := mutation.Lookup(breakName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h = mu.Wrapper(mutation.Options{Keys: []string{key}})(srv)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.Shutdown()
-		ts.Close()
-	})
-	return ts.URL
+	return mocktest.Serve(t, mockserver.Config{Keys: []string{key}, TokenInterval: time.Millisecond,
+		TrainDuration: time.Second, EvalDuration: time.Second}, breakName).URL
 }
 
 // step is one run of the action's script as the runner makes it.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,10 +13,9 @@ import (
 	"time"
 
 	"contractkit/conformance/client"
-	"contractkit/fixtures"
 	"contractkit/internal/mockadmin"
+	"contractkit/internal/mocktest"
 	"contractkit/mockserver"
-	"contractkit/mutation"
 	"contractkit/report"
 	"contractkit/spec"
 )
@@ -30,25 +28,8 @@ import (
 // not "", puts that mutant in front of it.
 func stillMock(t *testing.T, breakName string) (base string, admin mockadmin.Client) {
 	t.Helper()
-	set := fixtures.Default()
-	srv, err := mockserver.New(mockserver.Config{Keys: []string{testKey}, Fixtures: &set, TokenInterval: time.Millisecond,
-		TrainDuration: 150 * time.Second, EvalDuration: 90 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h http.Handler = srv
-	if breakName != "" {
-		mu, err := mutation.Lookup(breakName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h = mu.Wrapper(mutation.Options{Keys: []string{testKey}})(srv)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.Shutdown()
-		ts.Close()
-	})
+	ts := mocktest.Serve(t, mockserver.Config{Keys: []string{testKey}, TokenInterval: time.Millisecond,
+		TrainDuration: 150 * time.Second, EvalDuration: 90 * time.Second}, breakName)
 	return ts.URL, mockadmin.Client{Base: ts.URL, Key: testKey}
 }
 
