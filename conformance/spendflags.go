@@ -29,7 +29,7 @@ type Spend struct {
 	budgetText string
 }
 
-// ProfileDeployment is the preset the README recommends for a staging or
+// ProfileDeployment is the preset docs/ci.md recommends for a staging or
 // production deployment.
 const ProfileDeployment = "deployment"
 
