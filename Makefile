@@ -13,7 +13,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 # Playwright workers open their own accounts with keys test-0, test-1, ...
-# (README, "Accounts on demand"); OPEN_KEYS= turns it off.
+# (docs/frontend.md, "Accounts on demand"); OPEN_KEYS= turns it off.
 OPEN_KEYS ?= test-*
 run: ## start the mock server on ADDR (default 127.0.0.1:8080), keys matching OPEN_KEYS (default test-*) opening their own accounts
 	go run ./cmd/mockserver --addr $(ADDR) --open-keys '$(OPEN_KEYS)'
@@ -63,7 +63,7 @@ lint-spec: $(NODE_STAMP) ## lint the contract with Spectral (spectral:oas) and R
 
 # openapi-typescript's Node API (tools/api-types.mjs): fields with a default
 # stay optional to send (its CLI's --default-non-nullable false), and a file
-# part is a Blob (its documented transform), not a string. The README gives
+# part is a Blob (its documented transform), not a string. docs/contract.md gives
 # frontend teams this same script. The result ships in the npm package and
 # is committed (API_TYPES): a team never runs the generator, and make types
 # fails when the file is stale.
@@ -74,8 +74,8 @@ api-types: $(NODE_STAMP) ## regenerate npm/mock/types/api.d.ts (the shipped type
 	$(TYPES_GEN) $(API_TYPES)
 
 types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract, and clients compiled through them (openapi-fetch, satisfies, an upload through formData) [4 s]
-	@grep -qF '$(TYPES_GEN)' README.md || { echo "types: README.md does not give the command make types runs ($(TYPES_GEN) OUT.d.ts)"; exit 1; }
-	@grep -qF 'typescript@5.9' README.md || { echo "types: README.md's generation command must name the TypeScript it needs (typescript@5.9: TypeScript 7 breaks openapi-typescript 7.13)"; exit 1; }
+	@grep -qF '$(TYPES_GEN)' docs/contract.md || { echo "types: docs/contract.md does not give the command make types runs ($(TYPES_GEN) OUT.d.ts)"; exit 1; }
+	@grep -qF 'typescript@5.9' docs/contract.md || { echo "types: docs/contract.md's generation command must name the TypeScript it needs (typescript@5.9: TypeScript 7 breaks openapi-typescript 7.13)"; exit 1; }
 	mkdir -p build
 	$(TYPES_GEN) build/api.d.ts
 	@bad=$$(grep -E '@description' build/api.d.ts | sed 's/Contract notes:.*//' | grep -E '§|seed|\bD-[0-9]{2}\b|x-[a-z]+' || true); \
@@ -84,13 +84,13 @@ types: $(NODE_STAMP) ## the shipped TypeScript types: fresh against the contract
 	$(NODE_BIN)/tsc $(TSC_FLAGS) --module nodenext --moduleResolution nodenext npm/mock/types/index.d.ts npm/mock/lib/index.d.ts npm/mock/lib/form.d.ts
 	$(NODE_BIN)/tsc $(TSC_FLAGS) --skipLibCheck --module esnext --moduleResolution bundler tools/types-usage.ts
 
-# The conformance package's tests that run the suite in a child process
+# The tests that run the suite in a child process (conformance, action)
 # skip themselves under -race and run in the second pass, without it: the
 # race detector triples a child run's time and adds nothing to its verdict
 # (conformance/main_test.go, childRuns).
 go-test: ## unit and integration tests with the race detector, then the suite's child-process runs without it [6 min]
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
-	go test -count=1 $(GO_TEST_FLAGS) ./conformance/
+	go test -count=1 $(GO_TEST_FLAGS) ./conformance/ ./action/
 
 # The reference model's proofs: each mutant only it kills is killed, each
 # variant where it has latitude is passed. Without -race: 44 driven runs of
@@ -202,11 +202,11 @@ npm: ## the npm packages as tarballs in build/npm/: @contractkit/mock and one pe
 # packages, installed into an empty folder with no Go on the PATH with the
 # line make npm prints; then installed the two ways that leave the binary
 # out (the launcher names each cause), and from a registry of the tarballs
-# on 127.0.0.1. The README's sizes and typed blocks are held to the built
+# on 127.0.0.1. docs/frontend.md's sizes and typed blocks are held to the built
 # packages and tsc, its upload is sent, and its Playwright recipe runs with
 # four workers beside two busy loops under nice, then reuses a mock an
 # earlier run left dirty.
-npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is as the README says, the launcher's causes, npx, the README's sizes, typed blocks and upload, the /admin types against real answers, the README's Playwright recipe with 4 workers under load [140 s]
+npm-test: build $(NODE_STAMP) ## install the npm package (this platform) where no Go is as the frontend guide says, the launcher's causes, npx, the frontend guide's sizes, typed blocks and upload, the /admin types against real answers, the frontend guide's Playwright recipe with 4 workers under load [140 s]
 	node --test --test-reporter=spec npm/package.test.cjs
 
 build: ## build the binaries into bin/ (contractkit, mockserver, conformance, mutation, loadtest)

@@ -124,11 +124,11 @@ async function runPlaywright(dir, args, env, timeoutMs) {
 }
 
 // readmeBlock is the fenced code between <!-- NAME:start --> and
-// <!-- NAME:end --> in README.md.
+// <!-- NAME:end --> in docs/frontend.md (the README's frontend guide).
 function readmeBlock(name) {
-  const md = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const md = fs.readFileSync(path.join(__dirname, '..', 'docs', 'frontend.md'), 'utf8');
   const m = md.match(new RegExp('<!-- ' + name + ':start -->\\s*```(?:js|ts)\\n([\\s\\S]*?)```\\s*<!-- ' + name + ':end -->'));
-  if (!m) throw new Error('README.md has no code between <!-- ' + name + ':start --> and <!-- ' + name + ':end -->');
+  if (!m) throw new Error('docs/frontend.md has no code between <!-- ' + name + ':start --> and <!-- ' + name + ':end -->');
   return m[1];
 }
 

@@ -1,5 +1,5 @@
 // Playwright's parallel workers against one mock, through the README's
-// fixture (e2e/mock.ts, read from README.md): 4 workers run 4 files of 2
+// fixture (e2e/mock.ts, read from docs/frontend.md): 4 workers run 4 files of 2
 // tests, each repeated, and every test forces its own error with a
 // `times: 2` override, sees it on its page (which loads its data twice),
 // and finds in its journal exactly the two calls of its page, both

@@ -1,5 +1,5 @@
 // The README's Playwright example, run as written: the fixture (e2e/mock.ts)
-// and the test are read from README.md (between their markers), saved as
+// and the test are read from docs/frontend.md (between their markers), saved as
 // files and run by @playwright/test's own runner against the mock and a
 // small app page, so the README cannot drift from what works. Only the
 // browser and the addresses differ from a developer's machine: Debian's

@@ -35,6 +35,8 @@ var flagSpecs = []flagSpec{
 	{"junit", "FILE", "CONFORMANCE_JUNIT", "write a JUnit XML report"},
 	{"json", "FILE", "CONFORMANCE_JSON", "write a JSON report (schema contractkit/report/v1)"},
 	{"html", "FILE", "CONFORMANCE_HTML", "write an HTML report"},
+	{"markdown", "FILE", "CONFORMANCE_MARKDOWN", "write the verdict, each failed check with its curl lines and what changed\n(--compare) as Markdown: a CI job's page (GitHub's $GITHUB_STEP_SUMMARY)"},
+	{"compare", "FILE", "CONFORMANCE_COMPARE", "a previous run's JSON report (--json): say what changed since (checks that\nfailed or passed again, operations and answer fields that appeared in or left\nthe coverage); a missing or empty FILE has nothing to compare, FILE may be\n--json's own (read before the run)"},
 	{"coverage", "FILE", "CONFORMANCE_COVERAGE", "write the contract coverage as JSON (per operation: statuses seen and never\nseen, answer fields never observed); its total line ends every summary"},
 	{"label-filter", "EXPR", "CONFORMANCE_LABEL_FILTER", "run the checks whose labels match EXPR, in Ginkgo's syntax (auth, seed:3.1.1,\nD-13, declared, !decided, models && !decided, ...); the rate-limit checks\nrun only when EXPR names rate-limit"},
 	{"focus", "REGEX", "CONFORMANCE_FOCUS", "run the checks whose text matches"},
@@ -65,6 +67,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	strs := map[string]*string{
 		"base-url": &o.BaseURL, "api-key": &o.APIKey, "api-key-2": &o.APIKey2,
 		"junit": &o.JUnit, "json": &o.JSON, "html": &o.HTML, "coverage": &o.Coverage,
+		"markdown": &o.Markdown, "compare": &o.Compare,
 		"label-filter": &o.LabelFilter, "focus": &o.Focus, "replay": &o.Replay,
 	}
 	bools := map[string]*bool{"strict": &o.Strict, "keep": &o.Keep, "list": &o.List, "clauses": &o.Clauses, "version": &o.Version}
@@ -104,7 +107,9 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	if o.List && o.Clauses {
 		errs = append(errs, errors.New("--list and --clauses exclude each other"))
 	}
-	errs = append(errs, o.Spend.resolve())
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	errs = append(errs, o.Spend.resolve(), o.applySmoke(given))
 	return o, errors.Join(errs...)
 }
 
@@ -176,6 +181,8 @@ func (c Config) flagLine() []string {
 	add("json", c.JSON)
 	add("html", c.HTML)
 	add("coverage", c.Coverage)
+	add("markdown", c.Markdown)
+	add("compare", c.Compare)
 	add("label-filter", c.LabelFilter)
 	add("focus", c.Focus)
 	if c.Timeout != DefaultTimeout && c.Timeout != 0 {

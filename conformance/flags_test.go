@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,6 +74,22 @@ func TestParseSpendFlags(t *testing.T) {
 	}
 }
 
+// The smoke profile: read-only (budget all=0), the explore phase off, and
+// SmokeDeadline unless a deadline is given (by flag or environment).
+func TestParseSmokeProfile(t *testing.T) {
+	o, err := ParseFlags([]string{"--profile", "smoke", "--explore", "0"}, envOf(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.smoke() || !o.Budget.ReadOnly() || o.Explore != 0 || o.Deadline != SmokeDeadline {
+		t.Errorf("smoke %v, read-only %v, explore %d, deadline %s; want a read-only run, no explore, %s", o.smoke(), o.Budget.ReadOnly(), o.Explore, o.Deadline, SmokeDeadline)
+	}
+	o, err = ParseFlags(nil, envOf(map[string]string{"CONFORMANCE_PROFILE": "smoke", "CONFORMANCE_DEADLINE": "30s"}), &bytes.Buffer{})
+	if err != nil || o.Deadline != 30*time.Second {
+		t.Errorf("CONFORMANCE_DEADLINE=30s: err %v, deadline %s", err, o.Deadline)
+	}
+}
+
 func TestParseFlagsDefaults(t *testing.T) {
 	o, err := ParseFlags(nil, envOf(nil), &bytes.Buffer{})
 	if err != nil {
@@ -100,6 +117,10 @@ func TestParseFlagsErrors(t *testing.T) {
 		{"an unknown profile", []string{"--profile", "cheap"}, nil, "no such budget preset"},
 		{"the deployment profile without a model to reuse", []string{"--profile", "deployment"}, nil, "needs --reuse-model"},
 		{"a reuse id that is no id", []string{"--reuse-model", "7/../8"}, nil, "--reuse-model"},
+		{"the smoke with a budget", []string{"--profile", "smoke", "--budget", "inferences=1"}, nil, "--budget does not apply"},
+		{"the smoke with the explore phase", []string{"--profile", "smoke"}, map[string]string{"CONFORMANCE_EXPLORE": "10"}, "the explore phase writes"},
+		{"the smoke with a label filter", []string{"--profile", "smoke", "--label-filter", "auth"}, nil, "--label-filter does not apply"},
+		{"the smoke with a model to reuse", []string{"--profile", "smoke", "--reuse-model", "4"}, nil, "--reuse-model does not apply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +141,8 @@ func TestHelpListsEveryFlagAndNoSecret(t *testing.T) {
 	for _, f := range []string{"--base-url", "--api-key", "--api-key-2", "--junit", "--json", "--html", "--label-filter",
 		"--focus", "--timeout", "--strict", "--keep", "--list", "--clauses", "CONFORMANCE_API_KEY_2", "Exit status",
 		"--budget", "CONFORMANCE_BUDGET", "--reuse-model", "CONFORMANCE_REUSE_MODEL", "--profile", "CONFORMANCE_PROFILE",
-		"evaluation-runs", "4 every check passed but the run left resources behind"} {
+		"evaluation-runs", "4 every check passed but the run left resources behind", "smoke", "--compare", "CONFORMANCE_COMPARE",
+		"--markdown", "CONFORMANCE_MARKDOWN"} {
 		if !strings.Contains(out.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}
@@ -130,17 +152,38 @@ func TestHelpListsEveryFlagAndNoSecret(t *testing.T) {
 	}
 }
 
-func TestLabelFilterLeavesRateLimitOut(t *testing.T) {
+func TestLabelFilterLeavesRateLimitAndSmokeOut(t *testing.T) {
 	tests := map[string]string{
-		"":                      "!rate-limit",
-		"auth":                  "(auth) && !rate-limit",
-		"rate-limit":            "rate-limit",
-		"auth || rate-limit":    "auth || rate-limit",
-		"declared && !decided ": "(declared && !decided ) && !rate-limit",
+		"":                      "!rate-limit && !smoke",
+		"auth":                  "(auth) && !rate-limit && !smoke",
+		"rate-limit":            "(rate-limit) && !smoke",
+		"auth || rate-limit":    "(auth || rate-limit) && !smoke",
+		"declared && !decided ": "(declared && !decided ) && !rate-limit && !smoke",
+		"smoke":                 "(smoke) && !rate-limit",
+		"smoke || rate-limit":   "smoke || rate-limit",
 	}
 	for in, want := range tests {
 		if got := (Config{LabelFilter: in}).labelFilter(); got != want {
 			t.Errorf("labelFilter(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := (Config{Spend: Spend{Profile: ProfileSmoke}}).labelFilter(); got != "smoke" {
+		t.Errorf("a smoke run's filter = %q, want the Smoke area alone", got)
+	}
+}
+
+// The CI guide's flag table (docs/ci.md, the README's link for the
+// suite's flags) has a row for every flag of the suite.
+func TestReadmeListsEveryFlag(t *testing.T) {
+	readme, err := os.ReadFile("../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "## The conformance suite")
+	table, _, _ = strings.Cut(table, "\nExit status:")
+	for _, f := range flagSpecs {
+		if !strings.Contains(table, "`--"+f.name) {
+			t.Errorf("docs/ci.md's flag table has no row for --%s", f.name)
 		}
 	}
 }

@@ -19,7 +19,7 @@ func newRunInfo(cfg Config) report.RunInfo { return report.NewRunInfo(cfg.flagLi
 
 // reportOptions are the report writers' options for a run of c.
 func (c Config) reportOptions() report.Options {
-	return report.Options{Key: c.APIKey, Key2: c.APIKey2, JSON: c.JSON, JUnit: c.JUnit, HTML: c.HTML, Coverage: c.Coverage}
+	return report.Options{Key: c.APIKey, Key2: c.APIKey2, JSON: c.JSON, JUnit: c.JUnit, HTML: c.HTML, Coverage: c.Coverage, Markdown: c.Markdown}
 }
 
 // reportRun is the run of Ginkgo's report r as the reports show it.
@@ -35,6 +35,10 @@ func (e *env) reportRun(r types.Report) report.Run {
 		run.RateLimited.Repeated = e.client.Retries()
 		run.Coverage = e.coverage()
 		run.Spent = spentOf(e.spend.ledger)
+	}
+	if e.cfg.prev != nil {
+		changes := report.Compare(*e.cfg.prev, run, e.cfg.Compare)
+		run.Changes = &changes
 	}
 	return run
 }

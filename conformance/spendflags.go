@@ -29,9 +29,13 @@ type Spend struct {
 	budgetText string
 }
 
-// ProfileDeployment is the preset the README recommends for a staging or
+// ProfileDeployment is the preset docs/ci.md recommends for a staging or
 // production deployment.
 const ProfileDeployment = "deployment"
+
+// ProfileSmoke is the production smoke (smokeflags.go, smoke.go): every
+// operation reached once, nothing written, within SmokeDeadline.
+const ProfileSmoke = "smoke"
 
 var (
 	budgetHelp = "cap what the run creates and starts, per kind of the contract's x-cost marks\n(" +
@@ -40,7 +44,9 @@ var (
 	reuseHelp = "use this ready model of the account (and its dataset) wherever a check needs\n" +
 		"one, instead of training one; the run never changes or deletes either"
 	profileHelp = "a preset: " + ProfileDeployment + " = --budget " + presetText(ProfileDeployment) + "\n" +
-		"and needs --reuse-model (for a staging or production deployment; a --budget\ngiven too applies on top of it)"
+		"and needs --reuse-model (for a staging or production deployment; a --budget\ngiven too applies on top of it); " +
+		ProfileSmoke + " = a production smoke: every operation\nreached once and nothing written (reads with the key, writes without it), the\n" +
+		"explore phase off, --deadline " + SmokeDeadline.String() + " unless given (D-40)"
 )
 
 func kindList() string {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"mime/multipart"
@@ -34,7 +35,13 @@ type spending struct {
 	resources budget.Resources
 	// judge tells a request meant to be refused (meantToBeRefused).
 	judge *judge.Judge
+	// keylessWrites withholds every write that carries a key, refusals
+	// included: the smoke profile's promise (D-40).
+	keylessWrites bool
 }
+
+// errKeyedWrite is why a smoke run withholds a write that carries a key.
+var errKeyedWrite = errors.New("the smoke profile sends no write with a key, refusals included (D-40)")
 
 func newSpending(b budget.Budget, j *judge.Judge) *spending {
 	return &spending{ledger: budget.NewLedger(b), resources: budget.ResourcesOf(spec.Declared()), judge: j}
@@ -56,6 +63,9 @@ func route(method, path string) (spec.Operation, map[string]string, bool) {
 
 // Admit implements client.Gate.
 func (s *spending) Admit(r client.Request, body []byte, contentType string) (func(*exchange.Exchange), error) {
+	if s.keylessWrites && r.Auth != client.AuthNone && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return nil, errKeyedWrite
+	}
 	op, params, ok := route(r.Method, r.Path)
 	if !ok {
 		return nil, nil // outside the contract: nothing it marks

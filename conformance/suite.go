@@ -82,6 +82,12 @@ type Config struct {
 	JUnit, JSON, HTML string
 	// Coverage is a file for the contract coverage, JSON ("" for none).
 	Coverage string
+	// Markdown is a file for the verdict and the failed checks as
+	// Markdown, a CI job's page ("" for none).
+	Markdown string
+	// Compare is a previous run's JSON report: the run says what changed
+	// since ("" for none; compare.go).
+	Compare string
 	// LabelFilter is a Ginkgo label filter. Unless it mentions rate-limit,
 	// the rate-limit checks are left out.
 	LabelFilter string
@@ -112,6 +118,9 @@ type Config struct {
 	// MaxMemory is the suite's own memory bound in MiB (the Go runtime's
 	// soft limit; see bound.SuiteMemory).
 	MaxMemory int64
+
+	// prev is the report of --compare, read before the run (nil: none).
+	prev *report.Run
 }
 
 // requestTimeout bounds one ordinary request.
@@ -119,19 +128,6 @@ const requestTimeout = 30 * time.Second
 
 // pollInterval is how often a state is polled.
 const pollInterval = 250 * time.Millisecond
-
-// labelFilter is the filter a run applies: the user's, and the rate-limit
-// checks left out unless the user's filter mentions them.
-func (c Config) labelFilter() string {
-	switch {
-	case strings.Contains(c.LabelFilter, "rate-limit"):
-		return c.LabelFilter
-	case strings.TrimSpace(c.LabelFilter) == "":
-		return "!rate-limit"
-	default:
-		return "(" + c.LabelFilter + ") && !rate-limit"
-	}
-}
 
 // Run runs the suite against cfg.BaseURL, writes the reports and a summary
 // to out, and returns the exit status (ExitPass, ExitFail, ExitUsage or
@@ -141,6 +137,12 @@ func Run(cfg Config, out io.Writer) int {
 		fmt.Fprintf(out, "conformance: %v\n", err)
 		return ExitUsage
 	}
+	prev, err := cfg.previous(func(s string) { fmt.Fprintln(out, s) })
+	if err != nil {
+		fmt.Fprintf(out, "conformance: %v\n", err)
+		return ExitUsage
+	}
+	cfg.prev = prev
 	if err := probe(cfg.BaseURL); err != nil {
 		fmt.Fprintf(out, "conformance: %s cannot be reached: %v\n", cfg.BaseURL, err)
 		return ExitUnreachable
@@ -236,6 +238,7 @@ type env struct {
 func newEnv(cfg Config) *env {
 	j := judge.New(spec.Strict(), spec.Declared())
 	e := &env{cfg: cfg, prefix: "ck-" + randomHex(3) + "-", shared: &sharedResources{}, spend: newSpending(cfg.Budget, j), judge: j}
+	e.spend.keylessWrites = cfg.smoke()
 	n, _ := rand.Int(rand.Reader, big.NewInt(899_999_999_999))
 	e.unknownID = n.Add(n, big.NewInt(100_000_000_000)).String()
 	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.BaseURL != "" {
@@ -297,7 +300,7 @@ func execute(cfg Config, m mode, out io.Writer) int {
 		// (report.WriteReports), not by Ginkgo's reporters.
 		formatter.ColorableStdOut = out
 	case modeList:
-		suiteConfig.LabelFilter = cfg.LabelFilter
+		suiteConfig.LabelFilter = cfg.listFilter()
 		suiteConfig.DryRun = true
 		formatter.ColorableStdOut = io.Discard
 	case modeClauses:
@@ -396,6 +399,7 @@ func (e *env) register() {
 	})
 	ReportAfterSuite("conformance report", func(r Report) { e.final = r })
 
+	e.smokeSpecs() // selected alone, by --profile smoke
 	e.authSpecs()
 	e.envelopeSpecs()
 	e.modelSpecs()

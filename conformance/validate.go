@@ -43,7 +43,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--explore %d: want a number of requests, 0 for none", c.Explore))
 	}
 	errs = append(errs, c.validateSelection()...)
-	for flag, path := range map[string]string{"--junit": c.JUnit, "--json": c.JSON, "--html": c.HTML, "--coverage": c.Coverage} {
+	for flag, path := range map[string]string{"--junit": c.JUnit, "--json": c.JSON, "--html": c.HTML, "--coverage": c.Coverage, "--markdown": c.Markdown} {
 		if path == "" {
 			continue
 		}

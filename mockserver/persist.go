@@ -20,7 +20,7 @@ import (
 // as much again as the log it replaces.
 const DefaultCompactBytes = 4 << 20
 
-// The state is three files (README, "--state"): the snapshot at the path
+// The state is three files (docs/frontend.md, "--state"): the snapshot at the path
 // given, the log of the changes since, and while the log is being folded
 // into a new snapshot, the log before.
 const (

@@ -80,7 +80,7 @@ type Config struct {
 }
 
 // MaxDelay bounds every delay: --latency, X-Mock-Delay, an override's
-// delay and stream pace, each bound of a range (README).
+// delay and stream pace, each bound of a range (docs/frontend.md).
 const MaxDelay = 60 * time.Second
 
 // Server is the mock. It is an http.Handler; create it with New.

@@ -165,8 +165,8 @@ function main() {
 }
 
 // size is a size as npm prints it (decimal units: 1 kB = 1000 bytes), and
-// as the README states the packages' sizes (npm/package.test.cjs holds the
-// README to it).
+// as docs/frontend.md states the packages' sizes (npm/package.test.cjs holds the
+// guide to it).
 function size(n) {
   return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }

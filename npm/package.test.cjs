@@ -7,7 +7,7 @@
 // its upload reaches the mock, the mock's real /admin answers compile
 // against the /admin types the package ships (and every field of those
 // types shows up in one), and the README's Playwright recipe (read from
-// README.md between the npm-recipe markers) type-checks and runs as
+// docs/frontend.md between the npm-recipe markers) type-checks and runs as
 // written with four workers beside busy loops, its webServer starting the
 // mock through npx. Installed the two ways that leave the binary out (the
 // main tarball alone; optional dependencies omitted, from a registry of the
@@ -224,7 +224,7 @@ test('the README installs it before it is published with the line make npm print
   const line = packed.trimEnd().split('\n').at(-1);
   const shown = line.replaceAll(tarballs.dir, '/path/to/contractkit/build/npm').replaceAll(host, 'linux-x64');
   const md = readme.block('npm-install');
-  assert.ok(md.split('\n').includes(shown), `README.md's npm-install block does not give the line make npm prints:\n  ${shown}\nblock:\n${md}`);
+  assert.ok(md.split('\n').includes(shown), `docs/frontend.md's npm-install block does not give the line make npm prints:\n  ${shown}\nblock:\n${md}`);
   assert.match(md, /^make npm\b/m, 'the block starts from make npm');
   assert.equal(line, installLine(tarballs.dir), 'the packer prints the package\'s own installLine');
 });
@@ -245,7 +245,7 @@ test('the README states the packages\' sizes as they are', (t) => {
     const [n, unit] = claimed.split(' ');
     const stated = Number(n) * (unit === 'MB' ? 1e6 : 1e3);
     t.diagnostic(`${what}: README ${claimed}, built ${size(bytes)}`);
-    assert.ok(Math.abs(stated - bytes) <= 0.02 * bytes, `README.md says ${claimed} for ${what}; it is ${size(bytes)} (${bytes} bytes): update README.md's "What is installed"`);
+    assert.ok(Math.abs(stated - bytes) <= 0.02 * bytes, `docs/frontend.md says ${claimed} for ${what}; it is ${size(bytes)} (${bytes} bytes): update docs/frontend.md's "What is installed"`);
   };
   within('the main package installed', claims.main, unpackedSize(tarballs.main));
   if (host !== 'linux-x64') {
@@ -314,14 +314,14 @@ test('installed by name with optional dependencies omitted, the launcher says so
   }
 });
 
-// README.md's typed blocks, compiled in one run against the installed
+// docs/frontend.md's typed blocks, compiled in one run against the installed
 // package as a Vite app resolves (bundler): the npm-types block's typo
 // through openapi-fetch alone compiles, and with `satisfies` it is an error
 // (its @ts-expect-error fails tsc if not); the npm-upload block, a File as
 // a file part, compiles, and its output is run against the mock.
-test('README.md\'s typed blocks compile as it says, and its upload reaches the mock through formData', async () => {
+test('docs/frontend.md\'s typed blocks compile as it says, and its upload reaches the mock through formData', async () => {
   for (const claim of readme.tscClaims()) {
-    assert.match(claim, /satisfies/, `README.md says a typo fails tsc without saying it takes \`satisfies\` (through openapi-fetch alone it compiles):\n${claim}`);
+    assert.match(claim, /satisfies/, `docs/frontend.md says a typo fails tsc without saying it takes \`satisfies\` (through openapi-fetch alone it compiles):\n${claim}`);
   }
   // openapi-fetch, pinned in tools/: the client the README pairs the types with.
   linkTool('openapi-fetch');
@@ -332,7 +332,7 @@ test('README.md\'s typed blocks compile as it says, and its upload reaches the m
     fs.writeFileSync(path.join(APP, 'upload.mts'), readme.block('npm-upload').replaceAll('http://127.0.0.1:8080', mock.base));
     const typed = run(process.execPath, [path.join(TOOLS, 'typescript', 'bin', 'tsc'), '--strict', '--target', 'es2022',
       '--module', 'esnext', '--moduleResolution', 'bundler', '--outDir', 'out', 'readme-types.ts', 'upload.mts']);
-    assert.equal(typed.code, 0, `README.md's npm-types and npm-upload blocks do not compile as it says:\n${typed.out}${typed.err}`);
+    assert.equal(typed.code, 0, `docs/frontend.md's npm-types and npm-upload blocks do not compile as it says:\n${typed.out}${typed.err}`);
 
     const sent = run(process.execPath, [path.join('out', 'upload.mjs')]);
     assert.equal(sent.code, 0, `the README's upload failed:\n${sent.out}${sent.err}`);

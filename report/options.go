@@ -11,8 +11,8 @@ type Options struct {
 	// Key and Key2 are the API keys no report may show ("" for none).
 	Key, Key2 string
 	// JSON, JUnit and HTML are the report files, Coverage the coverage's
-	// JSON file ("" for none).
-	JSON, JUnit, HTML, Coverage string
+	// JSON file, Markdown a CI job's page ("" for none).
+	JSON, JUnit, HTML, Coverage, Markdown string
 }
 
 // redact returns r with the keys out of what a run's owner typed rather

@@ -57,6 +57,9 @@ type Run struct {
 	// Kept is the name prefix of the resources a --keep run left in place
 	// ("" when the run removed them).
 	Kept string `json:"kept,omitempty"`
+	// Changes is what differs from a previous run (--compare; nil
+	// without one).
+	Changes *Changes `json:"changes,omitempty"`
 }
 
 // Duration is how long the run took.
@@ -206,6 +209,7 @@ var Areas = []struct{ Label, Title string }{
 	{"isolation", "Isolation"},
 	{"rate-limit", "Rate limiting"},
 	{"explore", "Explore"},
+	{"smoke", "Smoke"}, // --profile smoke's alone
 }
 
 // OtherArea is the area of a check whose labels name none of Areas.

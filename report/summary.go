@@ -74,6 +74,9 @@ func WriteSummary(out io.Writer, r Run) {
 	if r.Kept != "" {
 		fmt.Fprintf(out, "\n--keep: the resources of this run are left in place (names start with %q)\n", r.Kept)
 	}
+	if r.Changes != nil {
+		fmt.Fprintf(out, "\n%s\n", strings.Join(r.Changes.Lines(), "\n"))
+	}
 }
 
 // FirstParagraph keeps the first lines of a message, up to a blank line,

@@ -7,8 +7,8 @@ import (
 
 // WriteReports writes the reports of r that o asks for: the JSON report,
 // the JUnit XML, the HTML report (opening with the failures, ending with
-// the coverage) and the coverage file (o.Coverage; an empty coverage when
-// r has none). Every report is attempted; the errors are joined, each
+// the coverage), the coverage file (o.Coverage; an empty coverage when
+// r has none) and the Markdown report (o.Markdown). Every report is attempted; the errors are joined, each
 // named by its flag.
 func WriteReports(r Run, o Options) error {
 	var errs []error
@@ -20,6 +20,7 @@ func WriteReports(r Run, o Options) error {
 		{"--junit", o.JUnit, WriteJUnitFile},
 		{"--html", o.HTML, WriteHTMLFile},
 		{"--coverage", o.Coverage, writeCoverage},
+		{"--markdown", o.Markdown, WriteMarkdownFile},
 	} {
 		if w.path == "" {
 			continue

@@ -145,12 +145,12 @@ export async function openapiFetchCalls(): Promise<string> {
 
 // openapi-fetch 0.17 does not check excess properties of a body
 // (openapi-typescript issue #1769): this typo compiles. If it stops
-// compiling, openapi-fetch has closed the gap and the README's advice
+// compiling, openapi-fetch has closed the gap and docs/frontend.md's advice
 // below can say so.
 export const typoThroughOpenapiFetch = () =>
   client.POST("/api/v1/user/conversations", { body: { model_id: 42, titel: "Leave questions" } });
 
-// The README's pattern closes it: `satisfies` the body's type (the
+// docs/frontend.md's pattern closes it: `satisfies` the body's type (the
 // package's RequestBody<path, method>, or the schema) makes a misspelt
 // field a compile error again, and the call compiles as before.
 export const withSatisfies = () =>

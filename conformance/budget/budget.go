@@ -180,6 +180,10 @@ var presets = map[string]string{
 	// with --reuse-model, every check that only needs a ready model uses
 	// the account's own.
 	"deployment": "models=1,evaluation-runs=1,datasets=12,evaluations=12,conversations=12,inferences=40",
+	// The production smoke: nothing created or started. The suite's
+	// smoke profile also sends no write with the account's key, refusals
+	// included (conformance.ProfileSmoke).
+	"smoke": "all=0",
 }
 
 // ErrNoPreset is returned by Preset for a name it does not know.

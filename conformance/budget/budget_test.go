@@ -140,6 +140,9 @@ func TestPresets(t *testing.T) {
 	if n, _ := d.Limit(spec.CostEvaluationRuns); n != 1 {
 		t.Errorf("deployment runs %d evaluations, want at most 1", n)
 	}
+	if s, _ := Preset("smoke"); !s.ReadOnly() {
+		t.Errorf("smoke = %s, want a read-only budget (all=0)", s)
+	}
 	if _, err := Preset("staging"); !errors.Is(err, ErrNoPreset) || !strings.Contains(err.Error(), "deployment") {
 		t.Errorf("unknown preset: got %v, want ErrNoPreset naming the presets", err)
 	}

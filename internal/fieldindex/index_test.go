@@ -143,14 +143,14 @@ func TestAnAddedFieldListsTheWork(t *testing.T) {
 		return lines
 	}
 	lines := check(withField(t, anchor, "        owner: { type: string, nullable: true }\n"), marked, served, predicted)
-	// The README's "Adding a field to an answer" shows a developer the line.
-	readme, err := os.ReadFile("../../README.md")
+	// The contributor guide's "Adding a field to an answer" shows a developer the line.
+	readme, err := os.ReadFile("../../docs/contributing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range lines {
 		if !strings.Contains(string(readme), "\n"+l+"\n") {
-			t.Errorf("README.md (For contributors, Adding a field to an answer) does not show the line\n%s", l)
+			t.Errorf("docs/contributing.md (For contributors, Adding a field to an answer) does not show the line\n%s", l)
 		}
 	}
 	// Marked as the model reads it (a rule and a decision): served is left.

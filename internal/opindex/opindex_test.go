@@ -155,14 +155,14 @@ func TestAnAddedEndpointListsTheWork(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("the work listed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// The README's "Adding an endpoint" shows a developer these lines.
-	readme, err := os.ReadFile("../../README.md")
+	// The contributor guide's "Adding an endpoint" shows a developer these lines.
+	readme, err := os.ReadFile("../../docs/contributing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range got {
 		if !strings.Contains(string(readme), "\n"+l+"\n") {
-			t.Errorf("README.md (For contributors, Adding an endpoint) does not show the line\n%s", l)
+			t.Errorf("docs/contributing.md (For contributors, Adding an endpoint) does not show the line\n%s", l)
 		}
 	}
 

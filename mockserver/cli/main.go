@@ -1,6 +1,6 @@
 // Package cli is the mock server's command line, shared by cmd/mockserver
 // and `contractkit mock` (cmd/contractkit, the binary the npm package
-// ships): see README.md ("The mock server") and `mockserver --help`.
+// ships): see docs/frontend.md ("The mock server") and `mockserver --help`.
 package cli
 
 import (

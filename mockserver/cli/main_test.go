@@ -225,17 +225,18 @@ func TestParseFlagsBadValues(t *testing.T) {
 	}
 }
 
-// TestReadmeListsEveryFlag: the README's flag table names every flag of
-// --help, with its environment variable.
+// TestReadmeListsEveryFlag: the mock's flag table (docs/frontend.md, "The
+// mock server", which the README links) names every flag of --help, with
+// its environment variable.
 func TestReadmeListsEveryFlag(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/frontend.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range allFlags {
 		env := "MOCK_" + strings.ToUpper(strings.ReplaceAll(f, "-", "_"))
 		if !bytes.Contains(readme, []byte("| `--"+f)) || !bytes.Contains(readme, []byte("`"+env+"`")) {
-			t.Errorf("the README's flag table has no row for --%s with %s", f, env)
+			t.Errorf("docs/frontend.md's flag table has no row for --%s with %s", f, env)
 		}
 	}
 }
