@@ -34,6 +34,19 @@ var liberal = []Mutant{
 				return x
 			})
 		}))},
+	{Name: "valid-status-filter-named-state", Area: "variant", Valid: true, Breaks: "the evaluation list's status filter is named state: status is ignored, any value of it answered 200 (the filter is §3.1's, its name D-05's)",
+		Request: func(x *Exchange) {
+			if x.is(opListEvaluations) {
+				q := x.Req.URL.Query()
+				st := q.Get("state")
+				q.Del("status")
+				q.Del("state")
+				if st != "" {
+					q.Set("status", st)
+				}
+				x.Req.URL.RawQuery = q.Encode()
+			}
+		}},
 	{Name: "valid-evaluation-model-other", Area: "variant", Valid: true, Breaks: "an evaluation's model object has other contents (its shape is not shown, D-09)",
 		Answer: onArea("evaluations", jsonAnswer(func(_ *Exchange, _ int, v any) any {
 			return walkJSON(v, func(_ string, x any) any {

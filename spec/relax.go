@@ -76,6 +76,12 @@ const (
 	// marked object be null (the seed leaves the nullability of whole
 	// tables unshown, §2).
 	RelaxPropertiesNullable = "properties.nullable"
+	// RelaxParameter, on a parameter whose very name is decided, lets its
+	// value be anything: a server that names the parameter otherwise
+	// ignores it, so no value of it is one the reference has it refuse
+	// (the evaluation list's `status`, D-05). The parameter's schema, a
+	// $ref the records share, stays as written in the strict view.
+	RelaxParameter = "parameter"
 )
 
 // Relax returns raw with every decided constraint removed: in each mapping
@@ -106,6 +112,15 @@ func Relax(raw []byte) ([]byte, error) {
 			switch kw {
 			case RelaxNullable:
 				allowNull(mapping)
+				continue
+			case RelaxParameter:
+				if schema := value(mapping, "schema"); schema != nil {
+					schema.Kind, schema.Tag, schema.Style = yaml.MappingNode, "!!map", yaml.FlowStyle
+					schema.Content = []*yaml.Node{
+						{Kind: yaml.ScalarNode, Value: "$ref"},
+						{Kind: yaml.ScalarNode, Value: "#/components/schemas/AnyValue", Style: yaml.SingleQuotedStyle},
+					}
+				}
 				continue
 			case RelaxPropertiesNullable:
 				if props := value(mapping, "properties"); props != nil {

@@ -112,3 +112,26 @@ func TestDescribeIsTheSameForTheSameRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestADecidedParameterNameRefusesNothingDeclared: the evaluation list's
+// filter is the seed's (§3.1 rule 2) but its name is D-05's, so a server
+// that names it otherwise ignores `status=paused`: only the strict view
+// refuses it, and a client's valid filter passes both.
+func TestADecidedParameterNameRefusesNothingDeclared(t *testing.T) {
+	for _, tc := range []struct {
+		view   *Contract
+		query  string
+		wantOK bool
+	}{
+		{Strict(), "status=paused", false},
+		{Declared(), "status=paused", true},
+		{Strict(), "status=running", true},
+		{Declared(), "status=running", true},
+		{Declared(), "page=1&per_page=20&status=completed", true},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/api/v1/evaluations?"+tc.query, nil)
+		if ok, errs := tc.view.Request("listEvaluations").Validate(r); ok != tc.wantOK {
+			t.Errorf("view %p ?%s: valid %v, want %v (%v)", tc.view, tc.query, ok, tc.wantOK, messages(errs))
+		}
+	}
+}

@@ -169,6 +169,10 @@ func (t *tracer) check(ptr string, n *yaml.Node, kind string, c cover) (seed str
 	for _, kw := range relax {
 		switch kw {
 		case "*", RelaxPropertiesNullable:
+		case RelaxParameter:
+			if mapValue(n, "in") == nil || mapValue(n, "schema") == nil {
+				t.problems = append(t.problems, fmt.Sprintf("%s: relax %q, but it is not a parameter with a schema", ptr, kw))
+			}
 		case RelaxNullable:
 			if !slices.Contains(cons, "nullable") {
 				t.problems = append(t.problems, fmt.Sprintf("%s: relax %q, but the schema already allows null", ptr, kw))
