@@ -332,7 +332,9 @@ test('overrides from the console: add one, see the forced failure and its uses, 
     await waitText(page, '#ds-msg', /^Refreshed\.$/); // served as usual again
     await page.click('#in-refresh');
     const forced = page.locator('#in-rows tr', { hasText: '/api/v1/user/dataset' }).filter({ has: page.locator('.override') });
-    await forced.first().waitFor();
+    // The Inspector follows the journal live: the second forced answer may
+    // join the table after the first is drawn, so wait for it before counting.
+    await forced.nth(1).waitFor();
     assert.equal(await forced.count(), 2, 'the Inspector names the two answers the override gave');
 
     // Until removed: the contract's example "one" for the dataset list, removed with its button.
