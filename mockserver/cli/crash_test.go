@@ -53,13 +53,13 @@ func startChild(t *testing.T, path string) *child {
 		"MOCK_TOKEN_INTERVAL=0s", "MOCK_LOG_LEVEL=warn", "MOCK_GC_FLOOR=0")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
-	srv, err := childserver.Start(context.Background(), "mockserver", cmd, regexp.MustCompile(`listening on http://(\S+)`), 30*time.Second)
+	srv, err := childserver.Start(context.Background(), "mockserver", cmd, regexp.MustCompile(`listening on http://(\S+)`), patience)
 	if err != nil {
 		t.Fatalf("%v; standard error: %s", err, stderr)
 	}
 	t.Cleanup(srv.Kill)
 	return &child{
-		running: &running{t: t, url: "http://" + srv.Addr, client: &http.Client{Timeout: 10 * time.Second}},
+		running: &running{t: t, url: "http://" + srv.Addr, client: &http.Client{Timeout: patience}},
 		srv:     srv, stderr: stderr,
 	}
 }
@@ -329,7 +329,7 @@ func TestKill9LosesNoAcknowledgedWrite(t *testing.T) {
 	// The warning was logged before the child listened; its log lines are
 	// written every few milliseconds.
 	var warn string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if warn = c.stderr.String(); strings.Contains(warn, "torn") {
 			break
 		}

@@ -270,7 +270,7 @@ func TestRunServesAndStops(t *testing.T) {
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Errorf("listening on %q, want 127.0.0.1", addr)
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: patience}
 	resp, err := client.Get("http://" + addr + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -387,7 +387,7 @@ func TestRunServesAMutant(t *testing.T) {
 		}
 		r := run(t, m)
 		addr := strings.TrimPrefix(r.url, "http://")
-		client := &http.Client{Timeout: 10 * time.Second}
+		client := &http.Client{Timeout: patience}
 		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/user/model", nil)
 		req.Header.Set("Authorization", "Bearer not-a-key")
 		resp, err := client.Do(req)

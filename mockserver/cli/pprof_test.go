@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 func TestPprofRefusesANonLoopbackAddress(t *testing.T) {
@@ -42,7 +41,7 @@ func TestPprofServesOnItsOwnListenerOnly(t *testing.T) {
 	if match == nil {
 		t.Fatalf("stdout got %q, want the pprof address", out.String())
 	}
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: patience}
 	get := func(url string, header ...string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		if len(header) == 2 {

@@ -54,10 +54,10 @@ func TestSIGTERMEndsOpenStreams(t *testing.T) {
 	select {
 	case a := <-addr:
 		base = "http://" + a
-	case <-time.After(30 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the child did not start listening")
 	}
-	client := &http.Client{Timeout: 30 * time.Second} // bounds every read below
+	client := &http.Client{Timeout: patience} // bounds every read below
 	model := readyModelID(t, client, base)
 
 	const streams = 3
@@ -103,7 +103,7 @@ func TestSIGTERMEndsOpenStreams(t *testing.T) {
 		if err != nil {
 			t.Errorf("the child exited with %v, want status 0", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the child did not exit after SIGTERM")
 	}
 }

@@ -49,7 +49,7 @@ func run(t *testing.T, m *Main) *running {
 	t.Helper()
 	m.Addr = make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{t: t, cancel: cancel, done: make(chan error, 1), client: &http.Client{Timeout: 10 * time.Second}}
+	r := &running{t: t, cancel: cancel, done: make(chan error, 1), client: &http.Client{Timeout: patience}}
 	go func() { r.done <- m.Run(ctx) }()
 	select {
 	case addr := <-m.Addr:
@@ -57,7 +57,7 @@ func run(t *testing.T, m *Main) *running {
 	case err := <-r.done:
 		cancel()
 		t.Fatalf("Run returned before listening: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(patience):
 		cancel()
 		t.Fatal("Run did not start listening")
 	}
@@ -77,7 +77,7 @@ func (r *running) stop() error {
 	select {
 	case err := <-r.done:
 		return err
-	case <-time.After(10 * time.Second):
+	case <-time.After(patience):
 		r.t.Fatal("Run did not return after the context was cancelled")
 		return nil
 	}
