@@ -96,12 +96,16 @@ func (s *Server) validateParams(c *call) error {
 // the contract: the checks of its operation, resolved once (spec.RequestCheck),
 // so the route the router found is not looked up again.
 func (s *Server) validateRequest(c *call) error {
-	orig := c.r.Body
+	check := s.contract.Request(c.op.OperationID)
+	var ok bool
+	var errs []*verrors.ValidationError
 	if c.body != nil {
-		c.r.Body = io.NopCloser(bytes.NewReader(c.body))
+		// The body already read: the check judges these bytes and puts
+		// them back for the validator only when it has to ask it.
+		ok, errs = check.ValidateBody(c.r, c.body)
+	} else {
+		ok, errs = check.Validate(c.r)
 	}
-	ok, errs := s.contract.Request(c.op.OperationID).Validate(c.r)
-	c.r.Body = orig
 	if !ok {
 		return invalid(errs)
 	}

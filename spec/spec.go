@@ -53,6 +53,7 @@ type Contract struct {
 	requests  map[string]*RequestCheck  // by operationId (requests.go)
 	responses map[string]*ResponseCheck // by operationId (responses.go)
 	resources []*Resource               // resources.go
+	routes    *routeCache               // nil: the router is asked every time
 	facts     func() []Fact             // facts.go, read once on first use
 }
 
@@ -148,7 +149,7 @@ func Build(raw []byte) (*Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("libopenapi model: %w", err)
 	}
-	requests, err := requestChecks(v, &model.Model)
+	requests, err := requestChecks(v, schemas, &model.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +165,9 @@ func Build(raw []byte) (*Contract, error) {
 	c := &Contract{Kin: kin, Router: router, Validator: v, Operations: ops, Raw: raw, Limits: limits,
 		requests: requests, responses: responses, resources: resourcesOf(kin)}
 	c.facts = sync.OnceValue(c.readFacts)
+	if pathOnlyServers(kin) {
+		c.routes = &routeCache{}
+	}
 	return c, nil
 }
 
@@ -196,15 +200,48 @@ func operations(doc *openapi3.T) ([]Operation, error) {
 // Find returns the operation and path parameters of a request, or ok=false
 // when no path of the contract matches. methodKnown reports whether the path
 // exists under another method (so the caller can answer 405, not 404).
+//
+// What the router found is kept for the method and path (routecache.go),
+// when the contract's servers leave the router nothing else to read.
 func (c *Contract) Find(r *http.Request) (op *openapi3.Operation, params map[string]string, methodKnown bool, ok bool) {
+	if c.routes == nil {
+		return c.route(r).answer()
+	}
+	if f := c.routes.find(r); f != nil {
+		return f.answer()
+	}
+	f := c.route(r)
+	c.routes.keep(r, f)
+	return f.answer()
+}
+
+// route asks the router.
+func (c *Contract) route(r *http.Request) *routeFound {
 	route, params, err := c.Router.FindRoute(r)
-	if err == nil {
-		return route.Operation, params, true, true
+	switch {
+	case err == nil:
+		return &routeFound{op: route.Operation, params: params, methodKnown: true, found: true}
+	case err == routers.ErrMethodNotAllowed:
+		return &routeFound{methodKnown: true}
 	}
-	if err == routers.ErrMethodNotAllowed {
-		return nil, nil, true, false
+	return &routeFound{}
+}
+
+// pathOnlyServers reports whether every server of doc is a relative URL
+// without variables, so that the router matches a request on its method
+// and path alone (no host, no scheme).
+func pathOnlyServers(doc *openapi3.T) bool {
+	for _, s := range doc.Servers {
+		if !strings.HasPrefix(s.URL, "/") || strings.HasPrefix(s.URL, "//") || strings.Contains(s.URL, "{") {
+			return false
+		}
 	}
-	return nil, nil, false, false
+	for _, item := range doc.Paths.Map() {
+		if len(item.Servers) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Operation returns the operation with the given operationId.
