@@ -44,15 +44,17 @@ var rewrites = map[string][]rewrite{
 }
 
 // normalize rewrites the JSON body of c in place, before validation. A body
-// that is not a JSON object is left for the validator to refuse.
-func normalize(c *call) {
+// that is not a JSON object is left for the validator to refuse. It returns
+// the body's members as parsed (after the rewrites), for stripUnknown to
+// walk without parsing the body again; nil when it did not parse it.
+func normalize(c *call) map[string]json.RawMessage {
 	rules := rewrites[c.op.OperationID]
 	if len(rules) == 0 || c.body == nil {
-		return
+		return nil
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(c.body, &obj) != nil || obj == nil {
-		return
+		return nil
 	}
 	changed := false
 	for _, r := range rules {
@@ -74,11 +76,14 @@ func normalize(c *call) {
 		}
 	}
 	if !changed {
-		return
+		return obj
 	}
-	if b, err := json.Marshal(obj); err == nil {
-		c.body = b
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil
 	}
+	c.body = b
+	return obj
 }
 
 // formName is the declared name of a multipart part or field of operation

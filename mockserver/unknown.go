@@ -45,13 +45,15 @@ func (u *unknownFields) add(path string) {
 // the operation's request schema does not name, and reports them. A body
 // that is not JSON, or not an object where the schema has one, is left for
 // the validator to refuse.
-func (s *Server) stripUnknown(c *call) {
+// top is the body's members when normalize parsed them already (nil: not
+// parsed).
+func (s *Server) stripUnknown(c *call, top map[string]json.RawMessage) {
 	mt := jsonRequest(c.op)
 	if mt == nil || mt.Schema == nil || c.body == nil {
 		return
 	}
 	u := unknownFields{maxDepth: s.bounds.limits.JSONDepth}
-	if out, changed := strip(mt.Schema.Value, c.body, "", &u, 0); changed {
+	if out, changed := stripParsed(mt.Schema.Value, c.body, top, "", &u, 0); changed {
 		c.body = out
 	}
 	s.noteUnknown(c.w, &u)
@@ -61,13 +63,20 @@ func (s *Server) stripUnknown(c *call) {
 // dropped and reported under path; known keys, and array items, are walked
 // when their schema may hold a closed object. changed reports a rewrite.
 func strip(s *openapi3.Schema, raw json.RawMessage, path string, u *unknownFields, depth int) (out json.RawMessage, changed bool) {
+	return stripParsed(s, raw, nil, path, u, depth)
+}
+
+// stripParsed is strip of a raw value whose members, when it is an object,
+// may be parsed already: parsed (nil: not parsed). The walk takes them as
+// they are and changes them.
+func stripParsed(s *openapi3.Schema, raw json.RawMessage, parsed map[string]json.RawMessage, path string, u *unknownFields, depth int) (out json.RawMessage, changed bool) {
 	if s == nil || depth > u.maxDepth || !holdsClosed(s, map[*openapi3.Schema]bool{}) {
 		return raw, false
 	}
 	switch b := bytes.TrimSpace(raw); {
 	case len(b) > 0 && b[0] == '{':
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(b, &obj) != nil {
+		obj := parsed
+		if obj == nil && json.Unmarshal(b, &obj) != nil {
 			return raw, false
 		}
 		keys := make([]string, 0, len(obj))

@@ -62,8 +62,8 @@ func (s *Server) validate(c *call) error {
 			c.body = body
 		}
 	}
-	normalize(c)      // D-21: the seed's alternative spellings, rewritten into the declared shape
-	s.stripUnknown(c) // D-29: fields the contract does not name, taken out and reported
+	top := normalize(c)    // D-21: the seed's alternative spellings, rewritten into the declared shape
+	s.stripUnknown(c, top) // D-29: fields the contract does not name, taken out and reported
 	return s.validateRequest(c)
 }
 
