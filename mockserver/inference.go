@@ -72,7 +72,7 @@ func (s *Server) runInference(c *call) (any, error) {
 	if st == nil {
 		return result, err
 	}
-	s.stream(c.w, c.r.Context(), st)
+	s.stream(c.w, c.r, st)
 	return nil, nil
 }
 
@@ -196,7 +196,8 @@ func (st *answerStream) token(i int) string {
 // down: nothing keeps running for a gone client. It parks in its own frame
 // (one timer, reset per token), never in a deeper call, to keep the parked
 // stack small.
-func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerStream) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, st *answerStream) {
+	ctx := r.Context()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -206,7 +207,22 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		// can name a stream that breaks on purpose.
 		h.Set("X-Mock-Stream-Fault", st.fault)
 	}
+	// A paced stream (or one that stalls) takes its connection over once
+	// the headers are out (streamconn.go).
+	var sc *streamConn
+	rec := (*statusRecorder)(nil)
+	if s.cfg.TokenInterval > 0 || st.pace != nil || st.fault == faultStall {
+		rec = s.takeable(w, r)
+	}
+	if rec != nil {
+		h.Set("Connection", "close")
+	}
 	w.WriteHeader(http.StatusOK)
+	if rec != nil {
+		if sc = s.taken.takeOver(rec); sc != nil {
+			defer s.taken.end(sc) // after settle, as net/http's last chunk comes after the handler
+		}
+	}
 	ev := events{w: w, rc: http.NewResponseController(w)}
 	sent := 0 // token chunks written
 	defer func() { _ = s.settle(st, sent) }()
@@ -235,6 +251,14 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 			if ctxDone(ctx) {
 				return
 			}
+		} else if sc != nil {
+			switch s.taken.wait(sc, d) {
+			case waitGone:
+				return
+			case waitShutdown:
+				ev.shuttingDown()
+				return
+			}
 		} else {
 			if timer == nil {
 				timer = s.timers.newTimer(d)
@@ -255,6 +279,9 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 			case faultCut:
 				_ = s.settle(st, sent)
 				markStreamFault(w, faultCut)
+				if sc != nil {
+					s.taken.cut(sc)
+				}
 				panic(http.ErrAbortHandler) // net/http drops the connection
 			case faultError:
 				_ = s.settle(st, sent)
@@ -271,6 +298,12 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, st *answerSt
 		if st.fault == faultStall {
 			_ = s.settle(st, sent) // what the client has while the stream hangs
 			markStreamFault(w, faultStall)
+			if sc != nil {
+				if s.taken.wait(sc, 0) == waitShutdown {
+					ev.shuttingDown()
+				}
+				return
+			}
 			select {
 			case <-ctx.Done():
 			case <-s.shutdown:

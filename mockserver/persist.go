@@ -156,6 +156,14 @@ func (s *Server) SaveState() error {
 // log; call it after the http.Server has shut down. Without a state file it
 // does nothing. Later calls return the first call's result.
 func (s *Server) Close() error {
+	// The streams that took their connection over are not the
+	// http.Server's to wait for: once shutdown has told them to end, they
+	// are waited for here, so their last changes are saved too.
+	select {
+	case <-s.shutdown:
+		s.taken.wg.Wait()
+	default:
+	}
 	if s.persist == nil {
 		return nil
 	}

@@ -119,6 +119,9 @@ type Server struct {
 	// streams end cleanly instead of holding the process.
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
+	// taken are the paced streams that took their connection over
+	// (streamconn.go).
+	taken openStreams
 }
 
 // DevKey is the key used when none is configured.
@@ -167,6 +170,7 @@ func New(cfg Config) (*Server, error) {
 		jitter:   jitter{seed: cfg.Seed},
 		timers:   realTimers{},
 	}
+	s.taken.conns, s.taken.down = map[*streamConn]struct{}{}, s.shutdown
 	if err := s.setupAccounts(); err != nil {
 		return nil, err
 	}
@@ -211,7 +215,12 @@ func (s *Server) maxUpload() int64 {
 
 // Shutdown ends open streams; call it when the http.Server shuts down
 // (http.Server.RegisterOnShutdown(s.Shutdown)).
-func (s *Server) Shutdown() { s.shutdownOnce.Do(func() { close(s.shutdown) }) }
+func (s *Server) Shutdown() {
+	s.shutdownOnce.Do(func() {
+		close(s.shutdown)
+		s.taken.shutdown()
+	})
+}
 
 func (s *Server) chance(p float64) bool {
 	if p <= 0 {

@@ -24,6 +24,8 @@ import (
 // hundred bytes more in any frame on the path (conn.serve, ServeHTTP,
 // journaled, api, runInference, stream, the wait) keep every open stream at
 // 16 KB: 8 KB more each, a fifth of the memory budget of an open stream.
+// A paced stream takes its connection over (streamconn.go), so net/http's
+// background reader (2 KB more) is gone too.
 func TestOpenStreamStacksShrink(t *testing.T) {
 	ts := newTestServer(t, withConfig(func(c *Config) { c.TokenInterval = time.Hour }))
 	var model int64
@@ -72,9 +74,9 @@ func TestOpenStreamStacksShrink(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&now)
 		per = (int64(now.StackInuse) - int64(before.StackInuse)) / streams
-		if per < 13<<10 {
+		if per <= 8<<10 {
 			return
 		}
 	}
-	t.Errorf("an open stream holds %d bytes of stack, want the handler's 8 KB plus the reader's 2 KB (16 KB means its parked depth grew)", per)
+	t.Errorf("an open stream holds %d bytes of stack, want at most the handler's 8 KB (9-10 KB: net/http's background reader is still there, the connection was not taken over; 16 KB: the parked depth grew)", per)
 }
