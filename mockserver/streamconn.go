@@ -1,11 +1,14 @@
 package mockserver
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -86,10 +89,17 @@ type openStreams struct {
 func (o *openStreams) takeOver(rec *statusRecorder) *streamConn {
 	hj := rec.ResponseWriter.(http.Hijacker)
 	header := rec.Header()
-	conn, _, err := hj.Hijack() // flushes the status and headers first
+	conn, brw, err := hj.Hijack() // flushes the status and headers first
 	if err != nil {
 		return nil
 	}
+	// net/http's connection keeps pointers to the reader and writer it
+	// handed over (4 KB buffers each) until the handler returns, and never
+	// uses them again: they are ours, and emptied they hold 16 bytes each.
+	// Bytes a client sent ahead are dropped with them: the connection
+	// closes after this answer.
+	*brw.Reader = *bufio.NewReaderSize(strings.NewReader(""), 16)
+	*brw.Writer = *bufio.NewWriterSize(io.Discard, 16)
 	sc := &streamConn{conn: conn, header: header}
 	rec.ResponseWriter = sc
 	o.mu.Lock()
