@@ -26,7 +26,11 @@ import (
 // 16 KB: 8 KB more each, a fifth of the memory budget of an open stream.
 // A paced stream takes its connection over (streamconn.go), so net/http's
 // background reader (2 KB more) is gone too.
-func TestOpenStreamStacksShrink(t *testing.T) {
+// openParkedStreams opens n paced streams (the first token an hour away)
+// on raw connections, each read up to its status event, after reading
+// before's memory statistics.
+func openParkedStreams(t *testing.T, n int, before *runtime.MemStats) {
+	t.Helper()
 	ts := newTestServer(t, withConfig(func(c *Config) { c.TokenInterval = time.Hour }))
 	var model int64
 	for _, m := range ts.srv.store.Account(ts.srv.keys[0].account).Models() {
@@ -38,19 +42,16 @@ func TestOpenStreamStacksShrink(t *testing.T) {
 	addr := strings.TrimPrefix(ts.url, "http://")
 	req := fmt.Sprintf("POST /api/v1/user/inference HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		addr, testKey1, len(body), body)
-
-	const streams = 100
-	var before runtime.MemStats
 	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for range streams {
+	runtime.ReadMemStats(before)
+	for range n {
 		// A raw connection: no client goroutine, so the stacks measured are
-		// the server's two per stream (the handler and net/http's reader).
+		// the server's.
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
+		t.Cleanup(func() { c.Close() })
 		_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // bounds every read
 		if _, err := c.Write([]byte(req)); err != nil {
 			t.Fatal(err)
@@ -66,6 +67,12 @@ func TestOpenStreamStacksShrink(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestOpenStreamStacksShrink(t *testing.T) {
+	const streams = 100
+	var before runtime.MemStats
+	openParkedStreams(t, streams, &before)
 	// Each GC halves a parked stack at most once: a few rounds bring a
 	// 32 KB stack down to its floor, once every stream is parked.
 	var per int64
@@ -79,4 +86,26 @@ func TestOpenStreamStacksShrink(t *testing.T) {
 		}
 	}
 	t.Errorf("an open stream holds %d bytes of stack, want at most the handler's 8 KB (9-10 KB: net/http's background reader is still there, the connection was not taken over; 16 KB: the parked depth grew)", per)
+}
+
+// TestOpenStreamReleasesNetHTTPBuffers: a paced stream that took its
+// connection over holds neither net/http's 4 KB reader and writer of the
+// connection nor the response's 2 KB writer: about 6 KB of heap is left
+// per parked stream (the request, the journal's record, the answer), 15 KB
+// or more when the buffers stay.
+func TestOpenStreamReleasesNetHTTPBuffers(t *testing.T) {
+	const streams = 100
+	var before runtime.MemStats
+	openParkedStreams(t, streams, &before)
+	var per int64
+	for range 5 { // what the pools held goes within two collections
+		var now runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&now)
+		per = (int64(now.HeapAlloc) - int64(before.HeapAlloc)) / streams
+		if per < 10<<10 {
+			return
+		}
+	}
+	t.Errorf("an open stream holds %d bytes of heap, want under 10 KB (net/http's buffers kept?)", per)
 }
