@@ -29,6 +29,7 @@ type config struct {
 	mockBin       string
 	prismBin      string
 	proxyBin      string
+	proxyBase     string
 	specPath      string
 	modes         string
 	rounds        int
@@ -52,6 +53,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == bareCommand {
 		if err := serveBare(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest bare server:", err)
+			os.Exit(exitFail)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == forwardCommand {
+		if err := serveForward(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest forward proxy:", err)
 			os.Exit(exitFail)
 		}
 		return
@@ -89,6 +97,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.StringVar(&c.mockBin, "mock-bin", "bin/mockserver", "the mock server `BINARY` to start (make build)")
 	fs.StringVar(&c.prismBin, "prism-bin", "tools/prism/node_modules/.bin/prism", "Prism 5 `BINARY` for the mock/Prism ratio; skipped when missing, \"none\" to skip")
 	fs.StringVar(&c.proxyBin, "proxy-bin", "bin/conformance", "the `BINARY` whose proxy command is measured in front of the mock (proxy/direct ratio, profile-proxy mode); \"none\" to skip")
+	fs.StringVar(&c.proxyBase, "proxy-base", "", "a second proxy `BINARY` measured in the same rounds as --proxy-bin (row \"base\"): an A/B of two builds of the proxy")
 	fs.StringVar(&c.specPath, "spec", "spec/openapi.yaml", "the contract `FILE` Prism serves")
 	fs.StringVar(&c.modes, "mode", "ratio,streams", "what to measure, comma-separated: ratio (req/s against bare, Prism and through the validating proxy), streams (memory per open stream), profile (CPU and alloc profiles of the mock under load), profile-proxy (the same of the proxy in front of the mock)")
 	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds per server `N` (the median is reported)")

@@ -64,12 +64,26 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "Prism not measured (--prism-bin %s; to install: cd tools/prism && npm ci)\n", cfg.prismBin)
 	}
-	var px *proc
+	var px, limit, base *proc
 	if _, err := os.Stat(cfg.proxyBin); err == nil && cfg.proxyBin != "none" {
 		if px, err = startProxy(ctx, cfg, mock.Addr); err != nil {
 			return err
 		}
 		defer px.stop()
+		// The limit: forwarding alone, measured in the same rounds.
+		if limit, err = startForward(ctx, mock.Addr); err != nil {
+			return err
+		}
+		defer limit.stop()
+		if cfg.proxyBase != "" {
+			bc := cfg
+			bc.proxyBin = cfg.proxyBase
+			if base, err = startProxy(ctx, bc, mock.Addr); err != nil {
+				return err
+			}
+			base.name = "base"
+			defer base.stop()
+		}
 	} else {
 		fmt.Fprintf(out, "the validating proxy not measured (--proxy-bin %s; make build)\n", cfg.proxyBin)
 	}
@@ -84,7 +98,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 		fmt.Fprintf(out, "load average at the start: %s\n", load)
 	}
 	for _, sc := range scenarios(modelID) {
-		if err := measureScenario(ctx, cfg, out, sc, mock, prism, px); err != nil {
+		if err := measureScenario(ctx, cfg, out, sc, mock, prism, px, limit, base); err != nil {
 			return err
 		}
 	}
@@ -98,7 +112,7 @@ func runRatio(ctx context.Context, cfg config, out io.Writer) error {
 // order round by round, and prints the rates, the CPU per answer and the
 // ratios of each round's pair (the mock against bare and Prism, the proxy
 // against the mock direct).
-func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario, mock, prism, px *proc) error {
+func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario, mock, prism, px, limit, base *proc) error {
 	answer, err := capture(mock.Addr, sc.method, sc.path, sc.body)
 	if err != nil {
 		return err
@@ -113,12 +127,16 @@ func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario
 		targets = append(targets, prism)
 	}
 	if px != nil {
-		targets = append(targets, px)
+		targets = append(targets, px, limit)
+	}
+	if base != nil {
+		targets = append(targets, base)
 	}
 	rates := map[string][]float64{}
-	cpu := map[string][]float64{} // CPU microseconds per answer, from /proc
-	var behind []float64          // the mock's CPU per answer while it served the proxy
-	for _, t := range targets {   // warm up: connections, caches, JIT (Prism)
+	cpu := map[string][]float64{}    // CPU microseconds per answer, from /proc
+	behind := map[string][]float64{} // the mock's CPU per answer while it served a proxy
+	gen := map[string][]float64{}    // the load generator's (this process's) CPU per answer
+	for _, t := range targets {      // warm up: connections, caches, JIT (Prism)
 		loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, time.Second)
 	}
 	for r := range cfg.rounds {
@@ -130,23 +148,27 @@ func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if t == mock || t == px {
+			if t == mock || t == px || t == limit || t == base {
 				if err := resetMock(mock.Addr); err != nil {
 					return err
 				}
 			}
 			before, cpuErr := cpuTime(t.Pid())
+			genBefore, genErr := cpuTime(os.Getpid())
 			mockBefore, mockErr := cpuTime(mock.Pid())
 			res := loadgen.Hammer(t.Addr, sc.request(t.Addr), cfg.conns, cfg.duration)
 			if res.OK == 0 || res.Failed > 0 {
 				return fmt.Errorf("%s against %s: %d ok, %d failed (first: %v)", sc.name, t.name, res.OK, res.Failed, res.FirstErr)
 			}
 			rates[t.name] = append(rates[t.name], res.Rate())
+			if after, err := cpuTime(os.Getpid()); err == nil && genErr == nil {
+				gen[t.name] = append(gen[t.name], perAnswer(after-genBefore, res.OK))
+			}
 			if after, err := cpuTime(t.Pid()); err == nil && cpuErr == nil {
 				cpu[t.name] = append(cpu[t.name], perAnswer(after-before, res.OK))
 			}
-			if after, err := cpuTime(mock.Pid()); t == px && err == nil && mockErr == nil {
-				behind = append(behind, perAnswer(after-mockBefore, res.OK))
+			if after, err := cpuTime(mock.Pid()); (t == px || t == limit || t == base) && err == nil && mockErr == nil {
+				behind[t.name] = append(behind[t.name], perAnswer(after-mockBefore, res.OK))
 			}
 		}
 	}
@@ -156,8 +178,11 @@ func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario
 		if c := cpu[t.name]; len(c) == len(rates[t.name]) {
 			fmt.Fprintf(out, "   CPU per answer %5.1f us", median(c))
 		}
-		if t == px && len(behind) == len(rates[t.name]) {
-			fmt.Fprintf(out, " (and the mock behind it %5.1f us)", median(behind))
+		if b := behind[t.name]; len(b) > 0 && len(b) == len(rates[t.name]) {
+			fmt.Fprintf(out, " (and the mock behind it %5.1f us)", median(b))
+		}
+		if g := gen[t.name]; len(g) > 0 {
+			fmt.Fprintf(out, " [load generator %4.1f us]", median(g))
 		}
 		fmt.Fprintln(out)
 	}
@@ -175,11 +200,23 @@ func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario
 	if p := rates["proxy"]; len(p) > 0 {
 		pr := perRound(p, rates["mock"])
 		fmt.Fprintf(out, "  proxy/direct %.2f (median of per-round ratios %s: through the proxy to the mock / the mock direct)\n", median(pr), fmtRatios(pr))
-		if c, m := cpu["proxy"], cpu["mock"]; len(c) == len(p) && len(behind) == len(p) && len(m) == len(p) {
+		if c, m, b := cpu["proxy"], cpu["mock"], behind["proxy"]; len(c) == len(p) && len(b) == len(p) && len(m) == len(p) {
 			// Load generator aside, a round costs the proxy's CPU and the
 			// mock's per answer, where direct costs the mock's alone.
 			fmt.Fprintf(out, "  CPU per answer, direct/(proxy + mock behind it) %.2f (the share of direct the two could reach alone)\n",
-				median(m)/(median(c)+median(behind)))
+				median(m)/(median(c)+median(b)))
+		}
+	}
+	if b := rates["base"]; len(b) > 0 {
+		pb := perRound(rates["proxy"], b)
+		fmt.Fprintf(out, "  proxy/base %.2f (median of per-round ratios %s: --proxy-bin / --proxy-base)\n", median(pb), fmtRatios(pb))
+	}
+	if l := rates["limit"]; len(l) > 0 {
+		lr := perRound(l, rates["mock"])
+		fmt.Fprintf(out, "  limit/direct %.2f (median of per-round ratios %s: a bare ReverseProxy, same transport, no judging / the mock direct)\n", median(lr), fmtRatios(lr))
+		if p := rates["proxy"]; len(p) == len(l) {
+			pl := perRound(p, l)
+			fmt.Fprintf(out, "  proxy/limit %.2f (median of per-round ratios %s: the judged proxy / forwarding alone)\n", median(pl), fmtRatios(pl))
 		}
 	}
 	return nil
