@@ -72,7 +72,10 @@ func newTap(p *Proxy, r *http.Request) *tap {
 	t.o = exchange.Observed{
 		Method: r.Method, Target: p.target.String(),
 		Path: r.URL.Path, RawQuery: r.URL.RawQuery,
-		RequestHeader: r.Header.Clone(),
+		// The client's header map, not a copy: ReverseProxy forwards a
+		// clone of the request (its own Rewrite and hop-by-hop removal
+		// change the clone), and nothing changes r.Header after.
+		RequestHeader: r.Header,
 	}
 	t.opID, t.area, t.inContract = p.judge.Operation(r.Method, r.URL.Path)
 	return t
@@ -126,7 +129,10 @@ func (t *tap) report(fs judge.Findings, x *exchange.Exchange) {
 // the body ReverseProxy is to read.
 func (t *tap) answer(resp *http.Response) io.ReadCloser {
 	t.o.Status = resp.StatusCode
-	t.o.ResponseHeader = resp.Header.Clone()
+	// The target's header map, not a copy: ReverseProxy has removed its
+	// hop-by-hop headers already and only copies it to the client's
+	// answer from here on; nothing changes it after.
+	t.o.ResponseHeader = resp.Header
 	t.length = resp.ContentLength
 	if t.length > 0 {
 		t.body.Grow(int(min(t.length, MaxHeldAnswer)))
