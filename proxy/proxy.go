@@ -49,10 +49,10 @@ type Proxy struct {
 	rp        *httputil.ReverseProxy
 	log       *Log
 	observers []Observer
-	// inflight counts the exchanges not yet judged; judges bounds the
-	// judgements running after their exchange ended.
+	// inflight counts the exchanges not yet judged; judges hands an
+	// ended exchange to an idle judge (judges.go).
 	inflight sync.WaitGroup
-	judges   chan struct{}
+	judges   judgePool
 	// bounds bound every answer (SetBounds); tr is the transport whose
 	// header wait they set.
 	bounds Bounds
@@ -64,7 +64,7 @@ type Proxy struct {
 
 // New returns a proxy to target that prints and keeps its findings in lg.
 func New(target *url.URL, lg *Log, observers ...Observer) *Proxy {
-	p := &Proxy{target: target, log: lg, observers: observers, judges: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+	p := &Proxy{target: target, log: lg, observers: observers, judges: newJudgePool(2 * runtime.GOMAXPROCS(0)),
 		judge: judge.New(spec.Strict(), spec.Declared())}
 	tr := boundTransport()
 	p.tr = tr
@@ -149,16 +149,10 @@ func (p *Proxy) settle(t *tap) {
 	// Whether the client left is read now: the request's context ends
 	// with the handler.
 	t.left = t.left || (!t.eof && t.ctx.Err() != nil)
-	select {
-	case p.judges <- struct{}{}:
-		p.inflight.Add(1)
-		go func() {
-			defer p.inflight.Done()
-			defer func() { <-p.judges }()
-			t.finish()
-		}()
-	default:
+	p.inflight.Add(1)
+	if !p.judges.hand(t) {
 		t.finish()
+		p.inflight.Done()
 	}
 }
 
