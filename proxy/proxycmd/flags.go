@@ -57,7 +57,7 @@ var flagSpecs = []flagSpec{
 	{"stream-idle", "D", fmt.Sprintf("cut a stream that sends no event for D (default %s), a finding", proxy.DefaultStreamIdle)},
 	{"stream-duration", "D", fmt.Sprintf("cut an answer still going after D (default %s), a finding", proxy.DefaultStreamDuration)},
 	{"answer-timeout", "D", fmt.Sprintf("answer 502 when the target sends no headers within D (default %s)", proxy.DefaultAnswerTimeout)},
-	{"gc-floor", "MB", "keep the garbage collector's heap target at or above MB megabytes while the live heap is small: fewer collections under load (default 64; 0 turns it off, and so does a GOGC environment variable)"},
+	{"gc-floor", "MB", fmt.Sprintf("keep the garbage collector's heap target at or above MB megabytes while the live heap is small: fewer collections under load (default %d; 0 turns it off, and so does a GOGC environment variable)", DefaultGCFloorMB)},
 	{"pprof", "HOST:PORT", "serve net/http/pprof on its own listener at a loopback HOST:PORT, to profile the proxy (off when empty)"},
 }
 
@@ -87,7 +87,7 @@ func ParseFlags(args []string, getenv func(string) string, out io.Writer) (Optio
 	fs.DurationVar(&o.Bounds.StreamDuration, "stream-duration", proxy.DefaultStreamDuration, "")
 	fs.DurationVar(&o.Bounds.AnswerTimeout, "answer-timeout", proxy.DefaultAnswerTimeout, "")
 	fs.StringVar(&o.Pprof, "pprof", "", "")
-	fs.IntVar(&o.GCFloorMB, "gc-floor", 64, "")
+	fs.IntVar(&o.GCFloorMB, "gc-floor", DefaultGCFloorMB, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeUsage(out)
