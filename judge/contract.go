@@ -110,7 +110,11 @@ func (j *Judge) contract(op string, x *exchange.Exchange) Findings {
 }
 
 func mediaType(h http.Header) string {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	v := h.Get("Content-Type")
+	if plainMediaType(v) {
+		return v // what mime.ParseMediaType returns for it, without its map
+	}
+	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return ""
 	}
