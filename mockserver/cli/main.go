@@ -22,6 +22,7 @@ import (
 	"contractkit/internal/gcfloor"
 	"contractkit/internal/logbuf"
 	"contractkit/internal/pprofserve"
+	"contractkit/internal/textlog"
 	"contractkit/internal/version"
 	"contractkit/mockserver"
 	"contractkit/mutation"
@@ -214,9 +215,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	// One line per request: gathered and written every few milliseconds,
 	// not one write call each (internal/logbuf). Flushed when Run returns.
+	// The lines are slog.TextHandler's, the flat ones formatted without its
+	// general machinery (internal/textlog).
 	logOut := logbuf.New(m.Stderr, 0, 0)
 	defer logOut.Close()
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+	log := slog.New(textlog.New(logOut, &slog.HandlerOptions{Level: level}))
 	m.cfg.Logger = log
 	// Every open stream holds a socket: Go itself lifts the soft open-file
 	// limit to the hard one at start-up (since Go 1.19).
