@@ -121,6 +121,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request, account st
 	for i, e := range entries {
 		out[i] = *e
 		out[i].Curl = curlCommand(e)
+		out[i].Response.Body = e.Response.text()
 		if st := e.Response.Stream; st != nil {
 			out[i].Response.Stream = st.expanded() // a copy: the entry keeps its compact form
 			out[i].Response.Body = strings.Join(out[i].Response.Stream.Chunks, "")

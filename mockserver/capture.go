@@ -22,7 +22,16 @@ type journalWriter struct {
 	fault      string           // set by markStreamFault
 	override   *journalOverride // the override that acted on the call, if one did
 	unknown    *unknownFields   // fields the contract does not name (D-29), if any
+	// pending is the data WriteData said its next body wraps (KeepData);
+	// data is that data once the body was exactly its envelope, kept in
+	// place of a copy of the body (journalMessage.data).
+	pending, data []byte
 }
+
+// KeepData is apierr.DataKeeper: the body written next is the success
+// envelope around data, which is never changed; Write keeps data instead
+// of copying the body when the body is exactly that.
+func (w *journalWriter) KeepData(data []byte) { w.pending = data }
 
 func (w *journalWriter) WriteHeader(code int) {
 	if w.status == 0 && code >= 200 {
@@ -50,6 +59,7 @@ func (w *journalWriter) Write(p []byte) (int, error) {
 		} else {
 			w.truncated = true
 		}
+	case w.keptData(p[:n]):
 	case w.body.Len() < journalBodyBytes:
 		keep := min(n, journalBodyBytes-w.body.Len())
 		w.body.Write(p[:keep])
@@ -75,8 +85,27 @@ func (w *journalWriter) message() journalMessage {
 		m.Stream = &journalStream{log: log, ChunkCount: w.chunkCount, Truncated: w.truncated, Fault: w.fault}
 		return m
 	}
-	m.Body = w.body.String()
+	m.Body, m.data = w.body.String(), w.data
 	return m
+}
+
+// keptData reports whether p, the body's first write, is the envelope
+// around the data KeepData announced, now kept as w.data. A later write
+// puts the envelope into the copied body first, so the body stays whole.
+func (w *journalWriter) keptData(p []byte) bool {
+	d := w.pending
+	w.pending = nil
+	if w.data != nil {
+		w.body.WriteString(envelopeOf(w.data))
+		w.data = nil
+		return false
+	}
+	if d == nil || w.body.Len() != 0 || w.truncated || len(p) != envelopeLen(d) || len(p) > journalBodyBytes ||
+		!isEnvelope(p, d) {
+		return false
+	}
+	w.data = d
+	return true
 }
 
 // markStreamFault tells the journal, if w records one, that fault is ending

@@ -1,9 +1,12 @@
 package mockserver
 
 import (
+	"bytes"
 	"net/http"
 	"sync"
 	"time"
+
+	"contractkit/mockserver/apierr"
 )
 
 // The request journal keeps, per account, the last /api/v1 calls as a
@@ -88,6 +91,38 @@ type journalMessage struct {
 	BodySize      int64          `json:"body_size"`
 	BodyTruncated bool           `json:"body_truncated"`
 	Stream        *journalStream `json:"stream,omitempty"`
+
+	// data, when set, is the data of a success envelope the answer was
+	// exactly (apierr.DataKeeper), shared with whoever encoded it: Body is
+	// built from it when the journal is read (text), so recording an answer
+	// encoded ahead costs no copy of it.
+	data []byte
+}
+
+// text is the body as the journal shows it.
+func (m *journalMessage) text() string {
+	if m.data != nil {
+		return envelopeOf(m.data)
+	}
+	return m.Body
+}
+
+// envelopeOf is the success envelope around data, as apierr.WriteData
+// writes it.
+func envelopeOf(data []byte) string {
+	return apierr.SuccessPrefix + string(data) + apierr.SuccessSuffix
+}
+
+// envelopeLen is len(envelopeOf(data)).
+func envelopeLen(data []byte) int {
+	return len(apierr.SuccessPrefix) + len(data) + len(apierr.SuccessSuffix)
+}
+
+// isEnvelope reports whether p is envelopeOf(data).
+func isEnvelope(p, data []byte) bool {
+	pre, suf := len(apierr.SuccessPrefix), len(apierr.SuccessSuffix)
+	return len(p) == envelopeLen(data) && string(p[:pre]) == apierr.SuccessPrefix &&
+		string(p[len(p)-suf:]) == apierr.SuccessSuffix && bytes.Equal(p[pre:len(p)-suf], data)
 }
 
 type journalStream struct {
@@ -121,6 +156,9 @@ func (e *journalEntry) size() int {
 				n += len(v)
 			}
 		}
+	}
+	if d := e.Response.data; d != nil {
+		n += envelopeLen(d)
 	}
 	if st := e.Response.Stream; st != nil {
 		n += len(st.log.enc) // a recorded stream keeps only its compact log

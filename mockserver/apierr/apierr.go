@@ -137,12 +137,31 @@ func WriteData(w http.ResponseWriter, data any) {
 		WriteJSON(w, http.StatusOK, Success{Status: "success", Data: data})
 		return
 	}
+	if k, ok := w.(DataKeeper); ok {
+		k.KeepData(raw)
+	}
 	buf := buffers.Get().(*bytes.Buffer)
 	defer putBuffer(buf)
-	buf.WriteString(`{"status":"success","data":`)
+	buf.WriteString(SuccessPrefix)
 	buf.Write(raw)
-	buf.WriteByte('}')
+	buf.WriteString(SuccessSuffix)
 	writeBody(w, http.StatusOK, buf.Bytes())
+}
+
+// The success envelope around data encoded ahead: SuccessPrefix, the data,
+// SuccessSuffix.
+const (
+	SuccessPrefix = `{"status":"success","data":`
+	SuccessSuffix = `}`
+)
+
+// DataKeeper is a writer that keeps a copy of what it passes on (the mock's
+// journal). WriteData tells it the data encoded ahead that the body it
+// writes next wraps (SuccessPrefix, data, SuccessSuffix), so it may keep
+// data itself instead of copying the body: such data is never changed
+// once encoded (a change encodes anew).
+type DataKeeper interface {
+	KeepData(data []byte)
 }
 
 // Marshal encodes v exactly as WriteJSON does, for an answer encoded ahead
