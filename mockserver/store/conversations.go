@@ -74,7 +74,11 @@ func (a *Account) CreateConversation(modelID int64, title string) (ConversationV
 	now := a.now()
 	c := &conversation{id: a.newUUID(), seq: a.nextSeq(), modelID: modelID, title: title, createdAt: now, updatedAt: now}
 	a.conversations[c.id] = c
-	a.commit(change{Conversation: ptr(c.snap())})
+	var ch change
+	if a.recording() { // the snapshot is only for the state log
+		ch.Conversation = ptr(c.snap())
+	}
+	a.commit(ch)
 	return c.view(), nil
 }
 

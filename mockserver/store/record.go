@@ -79,6 +79,12 @@ type removed struct {
 	Evaluations   []int64  `json:"evaluations,omitempty"`
 }
 
+// recording reports whether commit appends the account's changes to the
+// state log, so a caller may skip building what only the log would read.
+func (a *Account) recording() bool {
+	return a.store.log != nil && !a.replaced && !a.transient
+}
+
 // commit records a change of the account: the store's version moves (the
 // answers encoded ahead are stale) and, with a log, the change is
 // appended. The caller holds a.mu and has made the change. An account that
@@ -87,10 +93,10 @@ type removed struct {
 // holds.
 func (a *Account) commit(c change) {
 	a.store.touch()
-	l := a.store.log
-	if l == nil || a.replaced || a.transient {
+	if !a.recording() {
 		return
 	}
+	l := a.store.log
 	c.Account, c.LastID, c.LastSeq, c.UUIDs = a.name, a.lastID, a.lastSeq, a.uuids
 	c.ClockOffsetNS = int64(a.clock.Offset())
 	b, err := json.Marshal(c)

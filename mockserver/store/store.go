@@ -10,7 +10,6 @@ package store
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -226,7 +225,15 @@ func (a *Account) nextSeq() int64 {
 // conversation id. The caller holds a.mu.
 func (a *Account) newUUID() string {
 	a.uuids++
-	sum := sha256.Sum256(fmt.Appendf(nil, "contractkit-mock/%d/%s/%d", a.store.cfg.Seed, a.name, a.uuids))
+	// "contractkit-mock/<seed>/<account>/<n>", appended without fmt (a
+	// conversation, message or thread asks for one): the ids stay those of
+	// every earlier version, so a state file keeps meaning the same.
+	var in [96]byte
+	b := append(in[:0], "contractkit-mock/"...)
+	b = strconv.AppendInt(b, a.store.cfg.Seed, 10)
+	b = append(append(append(b, '/'), a.name...), '/')
+	b = strconv.AppendUint(b, a.uuids, 10)
+	sum := sha256.Sum256(b)
 	var id uuid.UUID
 	copy(id[:], sum[:16])
 	id[6] = id[6]&0x0f | 0x40 // version 4
