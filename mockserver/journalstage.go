@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -15,9 +16,12 @@ func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account strin
 	s.claimPreflight(r, account)
 	at := s.cfg.Clock.Now()
 	rb := newJournalBody(r)
+	var sent io.ReadCloser // the body as net/http gave it, put back when done
 	if rb != nil {
-		r = r.WithContext(r.Context()) // a shallow copy: the caller's request keeps its body
-		r.Body = rb
+		// In place, not on a copy of the request (a copy costs more than
+		// the rest of the entry): net/http drains and closes the body it
+		// keeps itself, and the deferred entry below puts this one back.
+		sent, r.Body = r.Body, rb
 	}
 	jw := &journalWriter{ResponseWriter: w}
 	// Deferred, so a stream cut on purpose (a panic of http.ErrAbortHandler)
@@ -40,6 +44,7 @@ func (s *Server) journaled(w http.ResponseWriter, r *http.Request, account strin
 			if rb.pw != nil {
 				e.multipart = nonNilParts(rb.parts)
 			}
+			r.Body = sent
 		}
 		s.journal.add(account, e)
 	}()
@@ -57,6 +62,15 @@ func nonNilParts(p []journalPart) []journalPart {
 // masked is what the journal shows in place of a credential.
 const masked = "****"
 
+// maskedAs is a credential of scheme masked; the mock's own scheme costs
+// no string per request.
+func maskedAs(scheme string) string {
+	if scheme == "Bearer" {
+		return "Bearer " + masked
+	}
+	return scheme + " " + masked
+}
+
 // maskHeaders copies h with credentials masked: the scheme stays, the
 // secret becomes masked.
 func maskHeaders(h http.Header) http.Header {
@@ -68,7 +82,7 @@ func maskHeaders(h http.Header) http.Header {
 		vs := out.Values(name)
 		for i, v := range vs {
 			if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok && name != "Cookie" {
-				vs[i] = scheme + " " + masked
+				vs[i] = maskedAs(scheme)
 			} else {
 				vs[i] = masked
 			}
