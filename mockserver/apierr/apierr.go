@@ -132,6 +132,9 @@ func Write(w http.ResponseWriter, log *slog.Logger, err error) {
 // is: encoding/json would scan and re-compact it, which costs more than
 // encoding the value did.
 func WriteData(w http.ResponseWriter, data any) {
+	if a, ok := data.(Appender); ok && writeAppended(w, a) {
+		return
+	}
 	raw, ok := data.(json.RawMessage)
 	if !ok || raw == nil {
 		WriteJSON(w, http.StatusOK, Success{Status: "success", Data: data})
