@@ -86,6 +86,32 @@ func BenchmarkGetModel(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateConversation is the hot JSON POST: authenticate, route,
+// read and validate the body, create a conversation, write the envelope.
+// The account keeps every conversation, as under load.
+func BenchmarkCreateConversation(b *testing.B) {
+	s, id := benchServer(b)
+	body := fmt.Sprintf(`{"model_id":%d,"title":"Warranty questions"}`, id)
+	newReq := func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/user/conversations", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testKey1)
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}
+	req, rec := newReq(), httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	validateOnce(b, req, rec)
+
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, newReq())
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status got %d, want 200", rec.Code)
+		}
+	}
+}
+
 // BenchmarkStream is one whole inference stream, from the request to
 // data: [DONE], with no pacing between tokens.
 func BenchmarkStream(b *testing.B) {
