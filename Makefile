@@ -112,13 +112,14 @@ model-proof: ## the reference model against every mutant only it kills, every va
 #   FuzzRequests 3000x 7-9 s, FuzzCheckJSON 10000x 5 s,
 #   FuzzMultipartCreate 3000x 6-10 s, FuzzReadStream 10000x 6-7 s,
 #   FuzzDecodeSet 30000x 1-2 s, FuzzObserve 3000x 14-17 s,
-#   FuzzEventBound 30000x 5-6 s: 45-55 s in all, plus building.
+#   FuzzEventBound 30000x 5-6 s, FuzzMediaTypeAgreesWithTheParser 30000x
+#   (its package built for FuzzReadStream): 50-60 s in all, plus building.
 # Each package is built once for all its targets (scripts/fuzz.sh). A
 # crasher the fuzzer finds is written to the package's
 # testdata/fuzz/<Target>/: commit it, it becomes a regression seed.
 FUZZ_TARGETS := ./mockserver:FuzzRequests:3000x ./mockserver:FuzzCheckJSON:10000x ./mockserver:FuzzMultipartCreate:3000x \
 	./judge:FuzzReadStream:10000x ./fixtures:FuzzDecodeSet:30000x ./recording:FuzzObserve:3000x \
-	./bound:FuzzEventBound:30000x
+	./bound:FuzzEventBound:30000x ./judge:FuzzMediaTypeAgreesWithTheParser:30000x
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s; a count such as 100000x has no end-of-run flake): make fuzz FUZZTIME=5m
 	bash scripts/fuzz.sh $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))):$(word 2,$(subst :, ,$(t))):$(FUZZTIME))
