@@ -154,7 +154,7 @@ func (m *Main) ParseFlags(args []string, getenv func(string) string) error {
 	fs.StringVar(&m.breakName, "break", "", "serve with one deliberate contract violation `NAME` (mutation testing; see --list-mutants)")
 	fs.BoolVar(&m.listMutants, "list-mutants", false, "list what --break serves (mutants, valid variants, hostile servers) and exit")
 	fs.BoolVar(&m.showVersion, "version", false, "print the version, the contract's version and its sha256, and exit")
-	fs.IntVar(&m.gcFloorMB, "gc-floor", 64, "keep the garbage collector's heap target at or above `MB` megabytes while the live heap is small (fewer collections under load), and at 1.5 times the live heap above it (GOGC=50: less memory per open stream); 0 turns it off (Go's default GOGC=100), and so does a GOGC environment variable")
+	fs.IntVar(&m.gcFloorMB, "gc-floor", 128, "keep the garbage collector's heap target at or above `MB` megabytes while the live heap is small (fewer collections under load), and at 1.5 times the live heap above it (GOGC=50: less memory per open stream); 0 turns it off (Go's default GOGC=100), and so does a GOGC environment variable")
 	fs.StringVar(&m.pprofAddr, "pprof", "", "serve net/http/pprof on its own listener at loopback `HOST:PORT` (e.g. 127.0.0.1:6060); off when empty")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: mockserver [flags]\n\nA stateful mock of the Model, Dataset, Conversation, Evaluation and Inference Service API v1.\nEvery flag can also be set by the environment variable %s<FLAG> (e.g. --train-duration: %sTRAIN_DURATION).\n\nFlags:\n", envPrefix, envPrefix)
