@@ -8,8 +8,6 @@ package mockserver
 
 import (
 	"bufio"
-	"fmt"
-	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -32,30 +30,13 @@ import (
 func openParkedStreams(t *testing.T, n int, before *runtime.MemStats) {
 	t.Helper()
 	ts := newTestServer(t, withConfig(func(c *Config) { c.TokenInterval = time.Hour }))
-	var model int64
-	for _, m := range ts.srv.store.Account(ts.srv.keys[0].account).Models() {
-		if m.Status != nil && *m.Status == "ready" {
-			model = m.ID
-		}
-	}
-	body := fmt.Sprintf(`{"query":"What is the standard warranty period and what does it cover?","model_id":%d,"response_length_preference":"detailed"}`, model)
-	addr := strings.TrimPrefix(ts.url, "http://")
-	req := fmt.Sprintf("POST /api/v1/user/inference HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-		addr, testKey1, len(body), body)
+	addr, req := rawStreamRequest(ts, "")
 	runtime.GC()
 	runtime.ReadMemStats(before)
 	for range n {
 		// A raw connection: no client goroutine, so the stacks measured are
 		// the server's.
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // bounds every read
-		if _, err := c.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
+		c := sendRaw(t, addr, req)
 		r := bufio.NewReader(c)
 		for {
 			line, err := r.ReadString('\n')

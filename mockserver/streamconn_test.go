@@ -12,10 +12,10 @@ import (
 	"time"
 )
 
-// takenStream opens a paced stream on a raw connection (HTTP/1.1, as a
-// browser's EventSource sends it) and returns the response, its head read.
-func takenStream(t *testing.T, ts *testServer, headers string) (net.Conn, *bufio.Reader, *http.Response) {
-	t.Helper()
+// rawStreamRequest is a paced stream's request as a browser's EventSource
+// sends it over HTTP/1.1, with headers (each ending in CRLF) added, and
+// the address to send it to.
+func rawStreamRequest(ts *testServer, headers string) (addr, req string) {
 	var model int64
 	for _, m := range ts.srv.store.Account(ts.srv.keys[0].account).Models() {
 		if m.Status != nil && *m.Status == "ready" {
@@ -23,9 +23,15 @@ func takenStream(t *testing.T, ts *testServer, headers string) (net.Conn, *bufio
 		}
 	}
 	body := fmt.Sprintf(`{"query":"What is the standard warranty period and what does it cover?","model_id":%d,"response_length_preference":"detailed"}`, model)
-	addr := strings.TrimPrefix(ts.url, "http://")
-	req := fmt.Sprintf("POST /api/v1/user/inference HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s",
+	addr = strings.TrimPrefix(ts.url, "http://")
+	return addr, fmt.Sprintf("POST /api/v1/user/inference HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s",
 		addr, testKey1, headers, len(body), body)
+}
+
+// sendRaw dials addr and writes req on a raw connection (no client
+// goroutine), every read on it bounded; the test closes it.
+func sendRaw(t *testing.T, addr, req string) net.Conn {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +41,15 @@ func takenStream(t *testing.T, ts *testServer, headers string) (net.Conn, *bufio
 	if _, err := c.Write([]byte(req)); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// takenStream opens a paced stream on a raw connection (HTTP/1.1, as a
+// browser's EventSource sends it) and returns the response, its head read.
+func takenStream(t *testing.T, ts *testServer, headers string) (net.Conn, *bufio.Reader, *http.Response) {
+	t.Helper()
+	addr, req := rawStreamRequest(ts, headers)
+	c := sendRaw(t, addr, req)
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {

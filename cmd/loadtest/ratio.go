@@ -186,20 +186,17 @@ func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario
 		}
 		fmt.Fprintln(out)
 	}
-	ratios := perRound(rates["mock"], rates["bare"])
-	fmt.Fprintf(out, "  mock/bare  %.2f (median of per-round ratios %s)\n", median(ratios), fmtRatios(ratios))
+	ratios := ratioLine(out, "mock/bare ", "%.2f", "", rates["mock"], rates["bare"])
 	if m, b := cpu["mock"], cpu["bare"]; len(m) == len(ratios) && len(b) == len(ratios) {
 		// The server's own CPU per answer is steadier than req/s on a
 		// shared machine: it explains the ratio, it does not replace it.
 		fmt.Fprintf(out, "  CPU per answer, bare/mock %.2f (the throughput the mock could reach alone, as a share of bare)\n", median(b)/median(m))
 	}
 	if p := rates["Prism"]; len(p) > 0 {
-		pr := perRound(rates["mock"], p)
-		fmt.Fprintf(out, "  mock/Prism %.1f (median of per-round ratios %s)\n", median(pr), fmtRatios(pr))
+		ratioLine(out, "mock/Prism", "%.1f", "", rates["mock"], p)
 	}
 	if p := rates["proxy"]; len(p) > 0 {
-		pr := perRound(p, rates["mock"])
-		fmt.Fprintf(out, "  proxy/direct %.2f (median of per-round ratios %s: through the proxy to the mock / the mock direct)\n", median(pr), fmtRatios(pr))
+		ratioLine(out, "proxy/direct", "%.2f", ": through the proxy to the mock / the mock direct", p, rates["mock"])
 		if c, m, b := cpu["proxy"], cpu["mock"], behind["proxy"]; len(c) == len(p) && len(b) == len(p) && len(m) == len(p) {
 			// Load generator aside, a round costs the proxy's CPU and the
 			// mock's per answer, where direct costs the mock's alone.
@@ -208,18 +205,24 @@ func measureScenario(ctx context.Context, cfg config, out io.Writer, sc scenario
 		}
 	}
 	if b := rates["base"]; len(b) > 0 {
-		pb := perRound(rates["proxy"], b)
-		fmt.Fprintf(out, "  proxy/base %.2f (median of per-round ratios %s: --proxy-bin / --proxy-base)\n", median(pb), fmtRatios(pb))
+		ratioLine(out, "proxy/base", "%.2f", ": --proxy-bin / --proxy-base", rates["proxy"], b)
 	}
 	if l := rates["limit"]; len(l) > 0 {
-		lr := perRound(l, rates["mock"])
-		fmt.Fprintf(out, "  limit/direct %.2f (median of per-round ratios %s: a bare ReverseProxy, same transport, no judging / the mock direct)\n", median(lr), fmtRatios(lr))
+		ratioLine(out, "limit/direct", "%.2f", ": a bare ReverseProxy, same transport, no judging / the mock direct", l, rates["mock"])
 		if p := rates["proxy"]; len(p) == len(l) {
-			pl := perRound(p, l)
-			fmt.Fprintf(out, "  proxy/limit %.2f (median of per-round ratios %s: the judged proxy / forwarding alone)\n", median(pl), fmtRatios(pl))
+			ratioLine(out, "proxy/limit", "%.2f", ": the judged proxy / forwarding alone", p, l)
 		}
 	}
 	return nil
+}
+
+// ratioLine prints the median of the per-round ratios a/b, then each
+// round's, as "  LABEL MEDIAN (median of per-round ratios R1 R2 ...WHAT)";
+// it returns the per-round ratios.
+func ratioLine(out io.Writer, label, format, what string, a, b []float64) []float64 {
+	r := perRound(a, b)
+	fmt.Fprintf(out, "  %s "+format+" (median of per-round ratios %s%s)\n", label, median(r), fmtRatios(r), what)
+	return r
 }
 
 func perAnswer(d time.Duration, answers int64) float64 {
