@@ -34,7 +34,7 @@ var defaulted = []Mutant{
 				return
 			}
 			var body map[string]any
-			if json.Unmarshal(peekBody(x, maxRewrittenBody), &body) == nil && body != nil {
+			if json.Unmarshal(peekBody(x, maxRewrittenBody()), &body) == nil && body != nil {
 				if _, titled := body["title"]; !titled {
 					x.Note = untitled
 				}

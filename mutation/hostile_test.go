@@ -78,7 +78,7 @@ func TestHostileModelListNeverEnds(t *testing.T) {
 	c.key = bearer(testKeyA)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	resp, err := c.hostileGet(ctx, pathModels)
+	resp, err := c.hostileGet(ctx, pathModels())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestHostileModelListNeverEnds(t *testing.T) {
 	if string(head) != `{"status":"success","data":[` || err != nil || len(rest) != 4<<20 || strings.Trim(string(rest), " ") != "" {
 		t.Errorf("head %q, then %d bytes (%v), want 4 MiB of spaces and more", head, len(rest), err)
 	}
-	c.otherwiseTheMock(pathModels + "/" + fixtureReadyModel) // not readyModel: it lists the models
+	c.otherwiseTheMock(pathModels() + "/" + fixtureReadyModel) // not readyModel: it lists the models
 }
 
 // Every JSON answer never ends: the mock's answer, its closing byte held
@@ -97,7 +97,7 @@ func TestHostileModelListNeverEnds(t *testing.T) {
 func TestHostileEveryJSONAnswerNeverEnds(t *testing.T) {
 	c := wrapped(t, "hostile-json-endless")
 	c.key = bearer(testKeyA)
-	for path, status := range map[string]int{pathModels: http.StatusOK, pathDatasets + "/999999": http.StatusNotFound} {
+	for path, status := range map[string]int{pathModels(): http.StatusOK, pathDatasets() + "/999999": http.StatusNotFound} {
 		ctx, cancel := context.WithCancel(context.Background())
 		resp, err := c.hostileGet(ctx, path)
 		if err != nil {
@@ -119,11 +119,11 @@ func TestHostileEveryJSONAnswerNeverEnds(t *testing.T) {
 func TestHostileModelDrips(t *testing.T) {
 	c := wrapped(t, "hostile-model-drip")
 	c.key = bearer(testKeyA)
-	c.otherwiseTheMock(pathModels)
+	c.otherwiseTheMock(pathModels())
 	model := c.readyModel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	resp, err := c.hostileGet(ctx, pathModels+"/"+model)
+	resp, err := c.hostileGet(ctx, pathModels()+"/"+model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestHostileAnswersOnOneOperation(t *testing.T) {
 		name, path, other string
 		check             func(t *testing.T, resp *http.Response, err error)
 	}{
-		{"hostile-dataset-list-garbage", pathDatasets, pathModels, func(t *testing.T, resp *http.Response, err error) {
+		{"hostile-dataset-list-garbage", pathDatasets(), pathModels(), func(t *testing.T, resp *http.Response, err error) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,12 +225,12 @@ func TestHostileAnswersOnOneOperation(t *testing.T) {
 				t.Errorf("garbage: %s, %d bytes, JSON %v", resp.Header.Get("Content-Type"), len(b), json.Valid(b))
 			}
 		}},
-		{"hostile-evaluation-list-reset", pathEvaluations, pathModels, func(t *testing.T, _ *http.Response, err error) {
+		{"hostile-evaluation-list-reset", pathEvaluations(), pathModels(), func(t *testing.T, _ *http.Response, err error) {
 			if !errors.Is(err, syscall.ECONNRESET) {
 				t.Errorf("got %v, want a connection reset", err)
 			}
 		}},
-		{"hostile-conversation-list-nested", pathConversations + "?model_id=4", pathEvaluations, func(t *testing.T, resp *http.Response, err error) {
+		{"hostile-conversation-list-nested", pathConversations() + "?model_id=4", pathEvaluations(), func(t *testing.T, resp *http.Response, err error) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,7 +240,7 @@ func TestHostileAnswersOnOneOperation(t *testing.T) {
 				t.Errorf("nested: %d bytes %.40q", len(b), b)
 			}
 		}},
-		{"hostile-dataset-headers-endless", pathDatasets + "/1", pathDatasets, func(t *testing.T, _ *http.Response, err error) {
+		{"hostile-dataset-headers-endless", pathDatasets() + "/1", pathDatasets(), func(t *testing.T, _ *http.Response, err error) {
 			if err == nil || !strings.Contains(err.Error(), "headers exceeded") {
 				t.Errorf("got %v, want the client's header bound", err)
 			}

@@ -36,7 +36,7 @@ var inputMutants = []Mutant{
 		Request: refuseUnkeyed(http.StatusBadRequest, func(x *Exchange, body []byte) bool { return isJSONType(x) && len(body) > 0 && !json.Valid(body) })},
 	{Name: "pair-size-before-key", Area: "model", Model: true,
 		Breaks:  "a JSON body past the contract's JSON body bound (D-15) is refused 413 before the key is checked (a body limit mounted before authentication)",
-		Request: refuseUnkeyed(http.StatusRequestEntityTooLarge, func(x *Exchange, body []byte) bool { return isJSONType(x) && int64(len(body)) > maxRewrittenBody })},
+		Request: refuseUnkeyed(http.StatusRequestEntityTooLarge, func(x *Exchange, body []byte) bool { return isJSONType(x) && int64(len(body)) > maxRewrittenBody() })},
 	{Name: "pair-form-type-before-key", Area: "model", Model: true,
 		Breaks: "a form operation sent another media type is refused 400 before the key is checked",
 		Request: refuseUnkeyed(http.StatusBadRequest, func(x *Exchange, _ []byte) bool {
@@ -124,14 +124,14 @@ var inputMutants = []Mutant{
 		Breaks: "a dataset id no dataset has finds the first dataset whose id starts with it (a LIKE 'id%' lookup)",
 		Request: func(x *Exchange) {
 			id := x.param("dataset_id")
-			if !x.is(opGetDataset2) || id == "" || x.ask(http.MethodGet, pathDatasets+"/"+id, nil).Code != http.StatusNotFound {
+			if !x.is(opGetDataset2) || id == "" || x.ask(http.MethodGet, pathDatasets()+"/"+id, nil).Code != http.StatusNotFound {
 				return
 			}
-			data, _ := x.askData(pathDatasets)
+			data, _ := x.askData(pathDatasets())
 			list, _ := data.([]any)
 			for _, d := range list {
 				if real := jsonString(dig(d, "id")); strings.HasPrefix(real, id) && real != id {
-					x.Req.URL.Path = pathDatasets + "/" + real
+					x.Req.URL.Path = pathDatasets() + "/" + real
 					return
 				}
 			}
@@ -265,8 +265,8 @@ func rewriteJSONBytes(f func([]byte) []byte) func(x *Exchange) {
 		if !isJSONType(x) || !x.keyed() {
 			return
 		}
-		raw := peekBody(x, maxRewrittenBody)
-		if len(raw) == 0 || int64(len(raw)) >= maxRewrittenBody {
+		raw := peekBody(x, maxRewrittenBody())
+		if len(raw) == 0 || int64(len(raw)) >= maxRewrittenBody() {
 			return
 		}
 		out := f(raw)
@@ -344,8 +344,8 @@ func rewriteForm(x *Exchange, f func(name string, parts []string) []string) {
 	if err != nil || mt != "multipart/form-data" || r.Body == nil || !x.keyed() {
 		return
 	}
-	raw := peekBody(x, maxRewrittenBody+1)
-	if int64(len(raw)) > maxRewrittenBody {
+	raw := peekBody(x, maxRewrittenBody()+1)
+	if int64(len(raw)) > maxRewrittenBody() {
 		return
 	}
 	type part struct {

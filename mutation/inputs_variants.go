@@ -20,7 +20,7 @@ var inputVariants = []Mutant{
 			if !x.is(opEvaluationWrites) || !x.keyed() {
 				return
 			}
-			if x.ask(http.MethodGet, pathEvaluations+"/"+x.param("evaluation_id"), nil).Code == http.StatusNotFound {
+			if x.ask(http.MethodGet, pathEvaluations()+"/"+x.param("evaluation_id"), nil).Code == http.StatusNotFound {
 				refuse(x, http.StatusNotFound)
 			}
 		}},

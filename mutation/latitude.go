@@ -157,8 +157,8 @@ func rewriteFormField(x *Exchange, field string, f func(string) string) {
 	if err != nil || mt != "multipart/form-data" || r.Body == nil {
 		return
 	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody+1))
-	if err != nil || int64(len(raw)) > maxRewrittenBody {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody()+1))
+	if err != nil || int64(len(raw)) > maxRewrittenBody() {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), r.Body))
 		return
 	}

@@ -31,11 +31,15 @@ var (
 	opGetEvaluation      = ops(spec.OpGetEvaluation)
 	opListMessages       = ops(spec.OpListMessages)
 	opGetDataset         = ops(spec.OpGetDataset)
-	pathModels           = collectionOf("model_id")
-	pathDatasets         = collectionOf("dataset_id")
-	pathConversations    = collectionOf("conversation_id")
-	pathEvaluations      = collectionOf("evaluation_id")
 )
+
+// The collections' paths, read from the contract when a wrapper first asks
+// (functions, not package variables: read at init, they would build the
+// contract in every program linking the wrappers, see maxRewrittenBody).
+func pathModels() string        { return collectionOf("model_id") }
+func pathDatasets() string      { return collectionOf("dataset_id") }
+func pathConversations() string { return collectionOf("conversation_id") }
+func pathEvaluations() string   { return collectionOf("evaluation_id") }
 
 var modelled = []Mutant{
 	// ---- the effect of a write on other resources (D-32) ----
@@ -46,7 +50,7 @@ var modelled = []Mutant{
 			if id == "" {
 				return false
 			}
-			msgs, _ := x.askData(pathConversations + "/" + url.PathEscape(id) + "/messages?limit=100")
+			msgs, _ := x.askData(pathConversations() + "/" + url.PathEscape(id) + "/messages?limit=100")
 			if list, _ := msgs.([]any); len(list) < 2 {
 				return false
 			}
@@ -82,7 +86,7 @@ var modelled = []Mutant{
 				if !ok || !hasInfo || obj["dataset_id"] == nil {
 					return m
 				}
-				if rec := x.ask(http.MethodGet, pathDatasets+"/"+jsonString(obj["dataset_id"]), nil); rec.Code == http.StatusNotFound {
+				if rec := x.ask(http.MethodGet, pathDatasets()+"/"+jsonString(obj["dataset_id"]), nil); rec.Code == http.StatusNotFound {
 					info["name"] = ""
 				}
 				return m
@@ -161,7 +165,7 @@ var modelled = []Mutant{
 		Breaks: "run-ragas on a running evaluation answers 200 with the evaluation, unchanged",
 		Answer: onStatus(http.StatusConflict, func(x *Exchange, a *Answer) {
 			if x.is(opRunRagasEvaluation) {
-				rec := x.ask(http.MethodGet, pathEvaluations+"/"+url.PathEscape(x.param("evaluation_id")), nil)
+				rec := x.ask(http.MethodGet, pathEvaluations()+"/"+url.PathEscape(x.param("evaluation_id")), nil)
 				a.Status, a.Body = rec.Code, rec.Body.Bytes()
 			}
 		})},
@@ -178,7 +182,7 @@ var modelled = []Mutant{
 	{Name: "state-inference-while-training-refused", Area: "model", Model: true, Decided: "D-23",
 		Breaks: "an inference on a model still pending or training is refused (409)",
 		Request: jsonRequest(opRunInference, func(x *Exchange, body map[string]any) bool {
-			if m, ok := x.askData(pathModels + "/" + jsonString(body["model_id"])); ok {
+			if m, ok := x.askData(pathModels() + "/" + jsonString(body["model_id"])); ok {
 				if s := dig(m, "status"); s == "pending" || s == "training" {
 					refuse(x, http.StatusConflict)
 				}
@@ -188,7 +192,7 @@ var modelled = []Mutant{
 	{Name: "state-conversation-on-pending-model-refused", Area: "model", Model: true, Decided: "D-36",
 		Breaks: "a conversation cannot be opened on a model that is still pending (422)",
 		Request: jsonRequest(opCreateConversation, func(x *Exchange, body map[string]any) bool {
-			if m, ok := x.askData(pathModels + "/" + jsonString(body["model_id"])); ok && dig(m, "status") == "pending" {
+			if m, ok := x.askData(pathModels() + "/" + jsonString(body["model_id"])); ok && dig(m, "status") == "pending" {
 				refuse(x, http.StatusUnprocessableEntity)
 			}
 			return false
@@ -213,7 +217,7 @@ var modelled = []Mutant{
 				return
 			}
 			if rec := x.ask(http.MethodGet, x.Req.URL.Path, nil); rec.Code == http.StatusNotFound {
-				x.Req.URL.Path = pathEvaluations + "/" + strconv.FormatInt(n-1, 10)
+				x.Req.URL.Path = pathEvaluations() + "/" + strconv.FormatInt(n-1, 10)
 			}
 		}},
 	{Name: "near-uuid-prefix-matched", Area: "model", Model: true,
@@ -227,7 +231,7 @@ var modelled = []Mutant{
 				return
 			}
 			if real := x.conversationLike(id[:len(id)-1]); real != "" {
-				x.Req.URL.Path = pathConversations + "/" + real + "/messages"
+				x.Req.URL.Path = pathConversations() + "/" + real + "/messages"
 			}
 		}},
 	{Name: "near-other-account-dataset-served", Area: "model", Model: true,
@@ -323,10 +327,10 @@ func (x *Exchange) askAs(r *http.Request) *httptest.ResponseRecorder {
 // conversationLike finds a conversation of the caller's account whose id
 // starts with prefix, "" when none does.
 func (x *Exchange) conversationLike(prefix string) string {
-	models, _ := x.askData(pathModels)
+	models, _ := x.askData(pathModels())
 	list, _ := models.([]any)
 	for _, m := range list {
-		data, _ := x.askData(pathConversations + "?limit=100&model_id=" + url.QueryEscape(jsonString(dig(m, "id"))))
+		data, _ := x.askData(pathConversations() + "?limit=100&model_id=" + url.QueryEscape(jsonString(dig(m, "id"))))
 		convs, _ := data.([]any)
 		for _, c := range convs {
 			if id, _ := dig(c, "id").(string); strings.HasPrefix(id, prefix) {

@@ -121,7 +121,12 @@ func decode(b []byte) (any, bool) {
 // maxRewrittenBody bounds the JSON request bodies a rewriter reads: the
 // contract's JSON body bound (D-15, x-request-limits). A larger body passes
 // unchanged, and the mock behind refuses it with 413 as the contract says.
-var maxRewrittenBody = spec.RequestLimits().JSONBodyBytes
+// A function, not a package variable: read at init, it would build the
+// contract in every program that links the wrappers (the mock does for
+// --break, and builds it later anyway; the runner's tests start their
+// fakes from a test binary that links them), half a second each, three
+// under the race detector.
+func maxRewrittenBody() int64 { return spec.RequestLimits().JSONBodyBytes }
 
 // jsonRequest lets f change the JSON object body of requests to the
 // operations of s (nil: every request). f reports whether it changed
@@ -133,10 +138,10 @@ func jsonRequest(s opSet, f func(x *Exchange, body map[string]any) bool) func(x 
 			!strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/json") {
 			return
 		}
-		raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody+1))
+		raw, err := io.ReadAll(io.LimitReader(r.Body, maxRewrittenBody()+1))
 		rest := r.Body
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), rest)) // unchanged unless rewritten below
-		if err != nil || int64(len(raw)) > maxRewrittenBody {
+		if err != nil || int64(len(raw)) > maxRewrittenBody() {
 			return
 		}
 		v, ok := decode(raw)

@@ -172,13 +172,13 @@ func (x *Exchange) modelHas(what string) bool {
 	id := x.param("model_id")
 	switch what {
 	case "conversations":
-		data, _ := x.askData(pathConversations + "?" + url.Values{"model_id": {id}}.Encode())
+		data, _ := x.askData(pathConversations() + "?" + url.Values{"model_id": {id}}.Encode())
 		list, _ := data.([]any)
 		return len(list) > 0
 	case "evaluations":
 		const maxPages = 50
 		for page := 1; page <= maxPages; page++ {
-			data, _ := x.askData(pathEvaluations + "?" + url.Values{"page": {strconv.Itoa(page)}, "per_page": {"100"}}.Encode())
+			data, _ := x.askData(pathEvaluations() + "?" + url.Values{"page": {strconv.Itoa(page)}, "per_page": {"100"}}.Encode())
 			list, _ := dig(data, "evaluations").([]any)
 			for _, e := range list {
 				if jsonString(dig(e, "model_id")) == id {
@@ -197,7 +197,7 @@ func (x *Exchange) modelHas(what string) bool {
 // the dataset the path names.
 func (x *Exchange) datasetHasModels() bool {
 	id := x.param("dataset_id")
-	data, _ := x.askData(pathModels)
+	data, _ := x.askData(pathModels())
 	list, _ := data.([]any)
 	for _, m := range list {
 		if jsonString(dig(m, "dataset_id")) == id {

@@ -122,7 +122,7 @@ func expectsContinue(x *Exchange) bool {
 // emptyBody makes the request the mock gets carry no body.
 func emptyBody(x *Exchange) {
 	if x.Req.Body != nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(x.Req.Body, maxRewrittenBody))
+		_, _ = io.Copy(io.Discard, io.LimitReader(x.Req.Body, maxRewrittenBody()))
 	}
 	x.Req.Body, x.Req.ContentLength = http.NoBody, 0
 	x.Req.TransferEncoding = nil
@@ -190,7 +190,7 @@ func nameCheck(sees func(held []any, name string) bool) answerFunc {
 		name := x.Req.URL.Query().Get("name")
 		var held []any
 		for page := 1; page <= 50; page++ {
-			data, _ := x.askData(pathEvaluations + "?" + url.Values{"per_page": {"100"}, "page": {strconv.Itoa(page)}}.Encode())
+			data, _ := x.askData(pathEvaluations() + "?" + url.Values{"per_page": {"100"}, "page": {strconv.Itoa(page)}}.Encode())
 			list, _ := dig(data, "evaluations").([]any)
 			for _, e := range list {
 				if n, _ := dig(e, "name").(string); strings.EqualFold(strings.TrimSpace(n), strings.TrimSpace(name)) {

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"contractkit/conformance"
+	"contractkit/mutation/runner"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -51,5 +54,16 @@ func TestARunWithoutVerdictFails(t *testing.T) {
 	b, err := os.ReadFile(report)
 	if err != nil || !strings.Contains(string(b), "(baseline)") || !strings.Contains(string(b), "error: mockserver") {
 		t.Errorf("report got %q, %v, want the baseline's error", b, err)
+	}
+}
+
+// The runner reads the suite's exit status without linking the suite: its
+// copy of the left-behind status must be the suite's. The check lives here,
+// not in the runner's tests: their test binary stands in for the suite and
+// the mock as child processes, and linking the suite would make each of
+// them build the contract at start (the suite's package variables).
+func TestExitLeftBehindIsTheSuites(t *testing.T) {
+	if runner.ExitLeftBehind != conformance.ExitLeftBehind {
+		t.Errorf("runner.ExitLeftBehind = %d, the suite exits %d when it leaves resources behind", runner.ExitLeftBehind, conformance.ExitLeftBehind)
 	}
 }

@@ -296,10 +296,10 @@ func defaultWorkers() int { return max(4, 3*runtime.NumCPU()) }
 // model (Mutant.Model).
 const modelExplore = 100
 
-// exitLeftBehind is the suite's exit status when every check passed but the
+// ExitLeftBehind is the suite's exit status when every check passed but the
 // run left resources behind (conformance.ExitLeftBehind, D-47; the runner
 // does not link the suite).
-const exitLeftBehind = 4
+const ExitLeftBehind = 4
 
 // runSuite runs the suite against m and reads its verdict from its JSON
 // report, checked against its exit status; a hostile run is also judged by
@@ -365,7 +365,7 @@ func (cfg Config) runSuite(ctx context.Context, m *childserver.Server, mu mutati
 			return false, nil, rss, err
 		}
 	}
-	if exit == exitLeftBehind {
+	if exit == ExitLeftBehind {
 		if mu.Valid && mu.Clean {
 			return false, nil, rss, fmt.Errorf("the run left resources behind (exit 4) against a valid server: %s", out.Last())
 		}
