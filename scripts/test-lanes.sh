@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # make test: the targets CI runs, in two lanes at once. One lane is the Go
-# work that keeps the cores busy (vet, the race-enabled tests, the
-# reference model's proofs, fuzzing, the suite against the mock and every
-# mutant); the other mostly waits (on Chromium, npm, timers of the soak,
-# the linters' start-up), so it costs the first lane little and saves its
-# whole length.
+# work that keeps the cores busy (vet, the race-enabled tests, the suite
+# against the mock and every mutant); the other mostly waits (on Chromium,
+# npm, timers of the soak, the linters' start-up), so it costs the first
+# lane little and saves its whole length, and ends with the reference
+# model's proofs, one caller on one core.
 #
 # Each lane runs its targets in order and stops at its first failure; the
 # other lane runs on. A lane's output goes to build/test-<lane>.log, shown
